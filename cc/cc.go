@@ -1,0 +1,64 @@
+package cc
+
+import (
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+)
+
+// Env is what an algorithm knows about its QP's place in the network when
+// it is created. All values are fixed for the QP's lifetime.
+type Env struct {
+	LineRate engine.Rate // R_max: the NIC port rate
+	MinRate  engine.Rate // MIN_RATE: floor for every rate decrease
+	BaseRTT  engine.Time // maxRtt of the topology (HPCC's T when GLOBAL_T = 1)
+	BDP      int64       // maxBdp of the topology, bytes (window base W)
+	MTU      int64       // payload bytes per full packet
+}
+
+// Feedback is one ACK or NACK as the sender sees it.
+type Feedback struct {
+	Now    engine.Time
+	AckSeq int64 // cumulative: the next byte the receiver expects
+	SndNxt int64 // sender's next new byte at this moment
+	NACK   bool  // this is a NACK (go-back-N follows)
+	ECE    bool  // congestion echo: the CNP flag carried on the ACK (REFERENCE 4.5)
+	// RTT is now minus the send time echoed by the ACK, when the algorithm
+	// asked for timestamps (HeaderBytes > 0 for TIMELY); 0 otherwise.
+	RTT engine.Time
+	// INT holds the echoed hop records, source to destination, when the
+	// algorithm asked for INT; nil otherwise. Only valid during the call.
+	INT []fabric.INTHop
+}
+
+// Algorithm is one QP's congestion-control state machine. It is pure: it
+// is handed the time and feedback, and answers with a rate, a window and
+// the next time it wants to be woken. It never touches the event queue.
+type Algorithm interface {
+	// OnAck handles an ACK or NACK.
+	OnAck(fb *Feedback)
+	// OnCNP handles a standalone CNP packet (cnp = packet mode).
+	OnCNP(now engine.Time)
+	// OnTimer is called at (or after) the time NextTimer returned.
+	OnTimer(now engine.Time)
+	// NextTimer is the next time the algorithm wants OnTimer, or engine.Never.
+	NextTimer() engine.Time
+	// Rate is the current pacing rate, within [MinRate, LineRate].
+	Rate() engine.Rate
+	// Window is the current window in bytes; 0 means no window.
+	Window() int64
+}
+
+// Spec describes an algorithm to the rest of the simulator: its wire and
+// switch needs, and how to build one state machine per QP.
+type Spec struct {
+	Name string
+	// HeaderBytes is added to every data packet and echoed in its ACK:
+	// 42 for HPCC's INT stack, 8 for TIMELY's timestamp, 0 otherwise.
+	HeaderBytes int64
+	// NeedsINT asks switches to stamp INT records on data packets.
+	NeedsINT bool
+	// NeedsTimestamp asks for RTT samples in Feedback.
+	NeedsTimestamp bool
+	// New builds the state machine for one QP.
+	New func(env Env) Algorithm
+}

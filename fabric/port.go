@@ -1,0 +1,328 @@
+package fabric
+
+import (
+	"math/bits"
+
+	"github.com/dcsim/dcsim/engine"
+)
+
+// Node is anything with ports that packets arrive at: a switch or a host NIC.
+type Node interface {
+	// Receive takes ownership of p, which arrived on port in.
+	Receive(now engine.Time, p *Packet, in *Port)
+}
+
+// Source feeds a port that has no queues of its own (a host NIC): the port
+// asks for the next packet whenever its transmitter is free.
+type Source interface {
+	// Next returns the packet to transmit now, or nil if none may go now.
+	// The returned packet's class must not be paused on the port.
+	Next(now engine.Time) *Packet
+	// HasMore reports whether Next might return a packet once the current
+	// transmission ends; a false answer obliges the source to call Kick
+	// when it gets something to send.
+	HasMore() bool
+}
+
+// Port event kinds.
+const (
+	evTxDone  int32 = iota // the transmitter finished a packet
+	evDeliver              // the wire's head packet reached the peer
+)
+
+// Port is one end of a full-duplex link: its egress side owns the
+// transmitter, the per-class egress queues (switch ports) or a Source (host
+// ports), and the wire towards Peer. Packets on the wire wait in the port's
+// own FIFO, so only the next delivery sits in the global event queue.
+type Port struct {
+	net   *Network
+	Owner Node
+	Index int // position in the owner's port list
+	Peer  *Port
+	Rate  engine.Rate
+	Delay engine.Time // propagation delay of the wire to Peer
+
+	source Source
+	sw     *Switch // owning switch, nil for host ports
+
+	q        [NumClasses]fifo
+	qBytes   [NumClasses]int64
+	qTotal   int64
+	nonEmpty uint8 // bit c: q[c] has packets
+	paused   uint8 // bit c: egress class c paused by the peer (PFC)
+
+	strict  uint8 // bit c: class c is served by strict priority
+	weights [NumClasses]int32
+	rrClass int
+	credit  int32
+
+	busyUntil engine.Time
+	txPending bool
+	wire      fifo
+
+	ecn     *ECN
+	stampIN bool
+
+	pausedSince [NumClasses]engine.Time
+
+	// Counters (read them, do not write).
+	TxBytes     int64
+	TxPackets   int64
+	PausedTime  [NumClasses]engine.Time // time each egress class spent paused
+	PauseRx     int64                   // PAUSE frames received
+	MarkedPkts  int64                   // CE marks applied at this egress
+	Observer    Observer
+	wireBytes   int64
+	queuedPeakB int64
+}
+
+// QueueBytes is the number of bytes queued in class c.
+func (pt *Port) QueueBytes(c int) int64 { return pt.qBytes[c] }
+
+// QueuedBytes is the number of bytes queued in all classes.
+func (pt *Port) QueuedBytes() int64 { return pt.qTotal }
+
+// PeakQueuedBytes is the largest QueuedBytes seen.
+func (pt *Port) PeakQueuedBytes() int64 { return pt.queuedPeakB }
+
+// WireBytes is the number of bytes on the wire towards Peer.
+func (pt *Port) WireBytes() int64 { return pt.wireBytes }
+
+// Paused reports whether egress class c is paused by the peer.
+func (pt *Port) Paused(c uint8) bool { return pt.paused&(1<<c) != 0 }
+
+// PausedMask is the set of paused egress classes, bit c for class c.
+func (pt *Port) PausedMask() uint8 { return pt.paused }
+
+// Busy reports whether the transmitter is sending at now.
+func (pt *Port) Busy(now engine.Time) bool { return pt.busyUntil > now }
+
+// FreeAt is when the transmitter finishes its current packet.
+func (pt *Port) FreeAt() engine.Time { return pt.busyUntil }
+
+// SetSource makes the port pull packets from s instead of its queues.
+func (pt *Port) SetSource(s Source) { pt.source = s }
+
+// Fire implements engine.Handler.
+func (pt *Port) Fire(now engine.Time, kind int32, _ uint64) {
+	switch kind {
+	case evTxDone:
+		pt.txPending = false
+		pt.transmit(now)
+	case evDeliver:
+		p := pt.wire.pop()
+		pt.wireBytes -= int64(p.Size)
+		if h := pt.wire.head; h != nil {
+			pt.net.Sim.At(h.arrive, pt, evDeliver, 0)
+		}
+		if pt.Observer != nil {
+			pt.Observer.Deliver(now, pt, p)
+		}
+		pt.Peer.Owner.Receive(now, p, pt.Peer)
+	}
+}
+
+// Kick tells the port it may have something to send.
+func (pt *Port) Kick(now engine.Time) {
+	if pt.busyUntil > now {
+		if !pt.txPending {
+			pt.txPending = true
+			pt.net.Sim.At(pt.busyUntil, pt, evTxDone, 0)
+		}
+		return
+	}
+	if !pt.txPending {
+		pt.transmit(now)
+	}
+}
+
+func (pt *Port) transmit(now engine.Time) {
+	var p *Packet
+	if pt.source != nil {
+		p = pt.source.Next(now)
+	} else {
+		p = pt.dequeue(now)
+	}
+	if p == nil {
+		return
+	}
+	if p.Class != 0 && pt.paused&(1<<p.Class) != 0 {
+		panic("fabric: transmitting a packet of a paused class")
+	}
+	end := now + pt.Rate.TxTime(int64(p.Size))
+	pt.busyUntil = end
+	pt.TxBytes += int64(p.Size)
+	pt.TxPackets++
+	p.arrive = end + pt.Delay
+	if pt.wire.head == nil {
+		pt.net.Sim.At(p.arrive, pt, evDeliver, 0)
+	}
+	pt.wire.push(p)
+	pt.wireBytes += int64(p.Size)
+	if pt.Observer != nil {
+		pt.Observer.Transmit(now, pt, p)
+	}
+	more := pt.qTotal > 0
+	if pt.source != nil {
+		more = pt.source.HasMore()
+	}
+	if more {
+		pt.txPending = true
+		pt.net.Sim.At(end, pt, evTxDone, 0)
+	}
+}
+
+// enqueue appends p to its class queue and starts the transmitter if idle.
+func (pt *Port) enqueue(now engine.Time, p *Packet) {
+	c := p.Class
+	pt.q[c].push(p)
+	pt.qBytes[c] += int64(p.Size)
+	pt.qTotal += int64(p.Size)
+	if pt.qTotal > pt.queuedPeakB {
+		pt.queuedPeakB = pt.qTotal
+	}
+	pt.nonEmpty |= 1 << c
+	if pt.Observer != nil {
+		pt.Observer.Enqueue(now, pt, p)
+	}
+	pt.Kick(now)
+}
+
+// dequeue picks the next packet by the port's discipline: class 0 and the
+// other strict classes first in class order, then weighted round robin over
+// the rest, skipping paused classes.
+func (pt *Port) dequeue(now engine.Time) *Packet {
+	avail := pt.nonEmpty &^ (pt.paused &^ 1)
+	if avail == 0 {
+		return nil
+	}
+	var c int
+	if s := avail & pt.strict; s != 0 {
+		c = bits.TrailingZeros8(s)
+	} else {
+		c = pt.rrClass
+		if avail&(1<<c) == 0 || pt.credit <= 0 {
+			// next available class after c, cyclically
+			rot := bits.RotateLeft8(avail, -(c + 1))
+			c = (c + 1 + bits.TrailingZeros8(rot)) % NumClasses
+			pt.rrClass = c
+			pt.credit = pt.weights[c]
+		}
+		pt.credit--
+	}
+	p := pt.q[c].pop()
+	pt.qBytes[c] -= int64(p.Size)
+	pt.qTotal -= int64(p.Size)
+	if pt.q[c].head == nil {
+		pt.nonEmpty &^= 1 << c
+	}
+	if pt.sw != nil {
+		pt.sw.departed(now, p)
+	}
+	if p.Kind == Data {
+		if p.ECT && pt.ecn != nil && c != 0 && pt.ecn.mark(pt.qBytes[c]) {
+			p.CE = true
+			pt.MarkedPkts++
+			if pt.Observer != nil {
+				pt.Observer.Mark(now, pt, p)
+			}
+		}
+		if pt.stampIN {
+			p.PushINT(INTHop{LineRate: pt.Rate, Time: now, TxBytes: pt.TxBytes, QLen: pt.qTotal})
+		}
+	}
+	if pt.Observer != nil {
+		pt.Observer.Dequeue(now, pt, p)
+	}
+	return p
+}
+
+// SetPaused applies a PAUSE (on) or RESUME (off) for egress class c, as
+// received from the peer. Class 0 is never paused.
+func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
+	if c == 0 || c >= NumClasses {
+		return
+	}
+	bit := uint8(1) << c
+	if on {
+		pt.PauseRx++
+		if pt.paused&bit == 0 {
+			pt.paused |= bit
+			pt.pausedSince[c] = now
+			if pt.Observer != nil {
+				pt.Observer.Pause(now, pt, c, true)
+			}
+		}
+		return
+	}
+	if pt.paused&bit != 0 {
+		pt.paused &^= bit
+		pt.PausedTime[c] += now - pt.pausedSince[c]
+		if pt.Observer != nil {
+			pt.Observer.Pause(now, pt, c, false)
+		}
+		pt.Kick(now)
+	}
+}
+
+// PausedFor is the total time class c has been paused up to now.
+func (pt *Port) PausedFor(now engine.Time, c int) engine.Time {
+	t := pt.PausedTime[c]
+	if pt.paused&(1<<c) != 0 {
+		t += now - pt.pausedSince[c]
+	}
+	return t
+}
+
+// ECN is RED marking at dequeue on one egress queue's byte count
+// (REFERENCE 3.4): above Kmax always, between Kmin and Kmax with a
+// probability rising linearly to Pmax, never at or below Kmin.
+type ECN struct {
+	Kmin, Kmax int64
+	Pmax       float64
+	rand       func() float64
+}
+
+func (e *ECN) mark(q int64) bool {
+	if q > e.Kmax {
+		return true
+	}
+	if q <= e.Kmin {
+		return false
+	}
+	return e.rand() < e.Pmax*float64(q-e.Kmin)/float64(e.Kmax-e.Kmin)
+}
+
+// Probability is the marking probability at queue length q.
+func (e *ECN) Probability(q int64) float64 {
+	if q > e.Kmax {
+		return 1
+	}
+	if q <= e.Kmin {
+		return 0
+	}
+	return e.Pmax * float64(q-e.Kmin) / float64(e.Kmax-e.Kmin)
+}
+
+// Observer receives trace points. A port with a nil Observer pays one
+// pointer comparison per trace point and nothing else.
+type Observer interface {
+	Enqueue(now engine.Time, pt *Port, p *Packet)
+	Dequeue(now engine.Time, pt *Port, p *Packet)
+	Transmit(now engine.Time, pt *Port, p *Packet)
+	Deliver(now engine.Time, pt *Port, p *Packet)
+	Drop(now engine.Time, pt *Port, p *Packet)
+	Mark(now engine.Time, pt *Port, p *Packet)
+	Pause(now engine.Time, pt *Port, class uint8, on bool)
+}
+
+// NopObserver implements Observer with no-ops; embed it to observe a subset.
+type NopObserver struct{}
+
+func (NopObserver) Enqueue(engine.Time, *Port, *Packet)   {}
+func (NopObserver) Dequeue(engine.Time, *Port, *Packet)   {}
+func (NopObserver) Transmit(engine.Time, *Port, *Packet)  {}
+func (NopObserver) Deliver(engine.Time, *Port, *Packet)   {}
+func (NopObserver) Drop(engine.Time, *Port, *Packet)      {}
+func (NopObserver) Mark(engine.Time, *Port, *Packet)      {}
+func (NopObserver) Pause(engine.Time, *Port, uint8, bool) {}

@@ -1,0 +1,605 @@
+package rnic
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dcsim/dcsim/cc"
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/transport/rocev2"
+)
+
+// CNPMode selects how congestion is signalled back (REFERENCE 4.5).
+type CNPMode uint8
+
+// CNP modes.
+const (
+	CNPOnAck  CNPMode = iota // the reference model's CNP flag on ACKs
+	CNPPacket                // standalone CNP packets, at most one per interval per QP
+)
+
+// Mapping is how messages map onto QPs (REFERENCE 6.1).
+type Mapping struct {
+	PerFlow bool // one QP per message (the reference model)
+	Pool    int  // otherwise: this many QPs per ordered host pair
+}
+
+// ParseMapping reads "per-flow", "per-pair" or "pool:K".
+func ParseMapping(s string) (Mapping, error) {
+	switch {
+	case s == "per-flow":
+		return Mapping{PerFlow: true}, nil
+	case s == "per-pair":
+		return Mapping{Pool: 1}, nil
+	case strings.HasPrefix(s, "pool:"):
+		k, err := strconv.Atoi(strings.TrimPrefix(s, "pool:"))
+		if err != nil || k < 1 || k > 1<<16 {
+			return Mapping{}, fmt.Errorf("qp mapping %q: want pool:K with K >= 1", s)
+		}
+		return Mapping{Pool: k}, nil
+	}
+	return Mapping{}, fmt.Errorf("qp mapping %q: want per-flow, per-pair or pool:K", s)
+}
+
+func (m Mapping) String() string {
+	switch {
+	case m.PerFlow:
+		return "per-flow"
+	case m.Pool == 1:
+		return "per-pair"
+	}
+	return "pool:" + strconv.Itoa(m.Pool)
+}
+
+// Config holds NIC and transport settings shared by every host.
+type Config struct {
+	MTU          int64 // payload bytes per full data packet
+	Headers      rocev2.Headers
+	DataClass    uint8 // class of data packets unless the scheduler says otherwise
+	AckControl   bool  // ACK/NACK in class 0 (else in the acknowledged data's class)
+	AckInterval  int64 // bytes between ACKs (1 = every packet)
+	NackInterval engine.Time
+	RTO          engine.Time // 0 = no retransmission timeout (the reference model)
+	CNP          CNPMode
+	CNPInterval  engine.Time
+	Mapping      Mapping
+	CC           cc.Spec
+	CCEnv        cc.Env
+}
+
+// Counters are network-wide transport counters.
+type Counters struct {
+	DataPackets     int64 // data packets sent, retransmissions included
+	PayloadSent     int64 // payload bytes sent, retransmissions included
+	PayloadArrived  int64 // payload bytes that reached a receiver NIC
+	PayloadInOrder  int64 // payload bytes accepted in order (goodput)
+	Retransmitted   int64
+	Acks, Nacks     int64
+	CNPs            int64 // congestion notifications delivered to senders
+	RTOs            int64
+	MessagesPosted  int64
+	MessagesDone    int64
+	ControlPackets  int64
+	ControlBytes    int64
+	QPsOpened       int64
+	QPsClosed       int64
+	DuplicateData   int64
+	OutOfOrderData  int64
+	DroppedStaleAck int64
+}
+
+// Cluster is every host NIC of one simulation, with their shared settings.
+type Cluster struct {
+	Sim      *engine.Sim
+	Net      *fabric.Network
+	Cfg      Config
+	Hosts    []*Host
+	Counters Counters
+	// OnComplete is called when a message's last byte is acknowledged.
+	OnComplete func(m *Message)
+
+	nextQP  int64
+	nextMsg int64
+	recvCfg rocev2.ReceiverConfig
+}
+
+// NewCluster attaches a NIC to every host of net, each with the scheduler
+// newSched returns.
+func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Scheduler) (*Cluster, error) {
+	if cfg.MTU <= 0 {
+		return nil, fmt.Errorf("nic: mtu must be positive")
+	}
+	if cfg.AckInterval <= 0 {
+		return nil, fmt.Errorf("nic: ack interval must be positive")
+	}
+	if cfg.DataClass == 0 || cfg.DataClass >= fabric.NumClasses {
+		return nil, fmt.Errorf("nic: data class must be 1..7")
+	}
+	if !cfg.Mapping.PerFlow && cfg.Mapping.Pool < 1 {
+		return nil, fmt.Errorf("nic: qp mapping needs per-flow or a pool of >= 1")
+	}
+	if cfg.CC.New == nil {
+		return nil, fmt.Errorf("nic: no congestion-control algorithm")
+	}
+	c := &Cluster{Sim: net.Sim, Net: net, Cfg: cfg,
+		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval}}
+	for i := range net.HostPorts {
+		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, rx: map[int64]*rxQP{}, pairs: map[int32]*pairQPs{},
+			sport: 10000, wakeAt: engine.Never}
+		h.port = net.Attach(i, h, h)
+		c.Hosts = append(c.Hosts, h)
+	}
+	for _, h := range c.Hosts {
+		h.sched = newSched(h)
+		h.sched.Attach(h)
+	}
+	return c, nil
+}
+
+// NewMessage returns a message with a fresh id, ready to Post.
+func (c *Cluster) NewMessage(src, dst int, size int64) *Message {
+	c.nextMsg++
+	return &Message{ID: c.nextMsg, Src: src, Dst: dst, Size: size, FirstClass: -1}
+}
+
+// Post queues m at its source NIC now.
+func (c *Cluster) Post(m *Message) {
+	if m.Src < 0 || m.Src >= len(c.Hosts) || m.Dst < 0 || m.Dst >= len(c.Hosts) || m.Src == m.Dst {
+		panic(fmt.Sprintf("rnic: message %d from %d to %d: bad endpoints", m.ID, m.Src, m.Dst))
+	}
+	if m.Size <= 0 {
+		panic(fmt.Sprintf("rnic: message %d has size %d", m.ID, m.Size))
+	}
+	c.Hosts[m.Src].post(m)
+}
+
+// Host is one RDMA NIC with one port.
+type Host struct {
+	c     *Cluster
+	ID    int
+	port  *fabric.Port
+	sched Scheduler
+
+	ctrl  fabric.FIFO
+	qps   map[int64]*QP
+	pairs map[int32]*pairQPs
+	rx    map[int64]*rxQP
+	paced pacedHeap
+	ready int
+	sport uint16
+
+	wakeAt engine.Time
+}
+
+type pairQPs struct {
+	qps  []*QP
+	next int
+}
+
+type rxQP struct {
+	r       rocev2.Receiver
+	lastCNP engine.Time
+	cnpSent bool
+}
+
+// Port is the NIC's port.
+func (h *Host) Port() *fabric.Port { return h.port }
+
+// Cluster is the cluster the host belongs to.
+func (h *Host) Cluster() *Cluster { return h.c }
+
+// Scheduler is the host's egress scheduler.
+func (h *Host) Scheduler() Scheduler { return h.sched }
+
+// ReadyQPs is the number of QPs that could send now.
+func (h *Host) ReadyQPs() int { return h.ready }
+
+// QPs returns the open QPs in id order (for tests and samplers).
+func (h *Host) QPs() []*QP {
+	out := make([]*QP, 0, len(h.qps))
+	for _, qp := range h.qps {
+		out = append(out, qp)
+	}
+	sortQPs(out)
+	return out
+}
+
+func (h *Host) post(m *Message) {
+	c := h.c
+	now := c.Sim.Now()
+	m.Posted = now
+	m.FirstClass = -1
+	c.Counters.MessagesPosted++
+	qp := h.qpFor(m)
+	m.QP = qp
+	m.start = qp.tx.End
+	qp.tx.Post(m.Size)
+	m.end = qp.tx.End
+	qp.msgs = append(qp.msgs, m)
+	holChanged := qp.hol == len(qp.msgs)-1
+	h.sched.Posted(qp, m)
+	if holChanged {
+		h.sched.HOLChanged(qp)
+	}
+	h.updateReady(qp)
+	h.port.Kick(now)
+}
+
+func (h *Host) qpFor(m *Message) *QP {
+	if h.c.Cfg.Mapping.PerFlow {
+		return h.openQP(int32(m.Dst), true)
+	}
+	pq := h.pairs[int32(m.Dst)]
+	if pq == nil {
+		pq = &pairQPs{}
+		for i := 0; i < h.c.Cfg.Mapping.Pool; i++ {
+			pq.qps = append(pq.qps, h.openQP(int32(m.Dst), false))
+		}
+		h.pairs[int32(m.Dst)] = pq
+	}
+	qp := pq.qps[pq.next]
+	pq.next = (pq.next + 1) % len(pq.qps)
+	return qp
+}
+
+func (h *Host) openQP(dst int32, perFlow bool) *QP {
+	c := h.c
+	c.nextQP++
+	c.Counters.QPsOpened++
+	h.sport++
+	if h.sport < 10000 {
+		h.sport = 10000
+	}
+	qp := &QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: h.sport, perFlow: perFlow,
+		pacedIdx: -1, ccAt: engine.Never, rtoAt: engine.Never}
+	qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
+	qp.rate = qp.cc.Rate()
+	qp.window = qp.cc.Window()
+	h.qps[qp.ID] = qp
+	h.sched.QPOpened(qp)
+	qp.armCC(c.Sim.Now())
+	return qp
+}
+
+func (h *Host) closeQP(qp *QP) {
+	if qp.ready {
+		qp.ready = false
+		h.ready--
+		h.sched.ReadyChanged(qp)
+	}
+	if qp.pacedIdx >= 0 {
+		h.paced.remove(qp)
+	}
+	qp.closed = true
+	delete(h.qps, qp.ID)
+	h.c.Counters.QPsClosed++
+	h.sched.QPClosed(qp)
+}
+
+// updateReady recomputes qp's readiness: data to send, window open, and a
+// pacing time no later than the moment the port can next transmit.
+func (h *Host) updateReady(qp *QP) {
+	h.updateReadyAt(qp, max(h.port.FreeAt(), h.c.Sim.Now()))
+}
+
+func (h *Host) updateReadyAt(qp *QP, freeAt engine.Time) {
+	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.tx.InFlight() < qp.window)
+	if want && qp.nextAvail > freeAt {
+		if qp.pacedIdx < 0 {
+			h.paced.push(qp)
+		} else {
+			h.paced.fix(qp)
+		}
+		want = false
+	} else if qp.pacedIdx >= 0 {
+		h.paced.remove(qp)
+	}
+	if want != qp.ready {
+		qp.ready = want
+		if want {
+			h.ready++
+		} else {
+			h.ready--
+		}
+		h.sched.ReadyChanged(qp)
+	}
+}
+
+// releasePaced makes QPs whose pacing time has come ready again.
+func (h *Host) releasePaced(now engine.Time) {
+	for h.paced.len() > 0 && h.paced.min().nextAvail <= now {
+		qp := h.paced.pop()
+		h.updateReady(qp)
+	}
+}
+
+// Next implements fabric.Source: control packets first, then the
+// scheduler's choice.
+func (h *Host) Next(now engine.Time) *fabric.Packet {
+	paused := h.port.PausedMask()
+	if p := h.ctrl.Head(); p != nil && paused&(1<<p.Class) == 0 {
+		return h.ctrl.Pop()
+	}
+	h.releasePaced(now)
+	if h.ready == 0 {
+		h.armWake(now)
+		return nil
+	}
+	qp, class := h.sched.Pick(now, paused)
+	if qp == nil {
+		h.armWake(now)
+		return nil
+	}
+	if !qp.ready || class == 0 || class >= fabric.NumClasses || paused&(1<<class) != 0 {
+		panic(fmt.Sprintf("rnic: host %d: scheduler picked qp %d (ready %v) in class %d (paused %08b)",
+			h.ID, qp.ID, qp.ready, class, paused))
+	}
+	return h.sendData(now, qp, class)
+}
+
+// HasMore implements fabric.Source.
+func (h *Host) HasMore() bool {
+	if h.ctrl.Len() > 0 || h.ready > 0 {
+		return true
+	}
+	if h.paced.len() > 0 {
+		if t := h.paced.min().nextAvail; t <= h.port.FreeAt() {
+			return true
+		}
+		h.armWake(h.c.Sim.Now())
+	}
+	return false
+}
+
+// armWake schedules a wake-up at the earliest pacing time.
+func (h *Host) armWake(now engine.Time) {
+	if h.paced.len() == 0 {
+		return
+	}
+	t := max(h.paced.min().nextAvail, now)
+	if t < h.wakeAt {
+		h.wakeAt = t
+		h.c.Sim.At(t, h, evWake, 0)
+	}
+}
+
+const evWake int32 = 0
+
+// Fire implements engine.Handler (pacing wake-ups).
+func (h *Host) Fire(now engine.Time, _ int32, _ uint64) {
+	if now == h.wakeAt {
+		h.wakeAt = engine.Never
+	}
+	h.releasePaced(now)
+	h.port.Kick(now)
+	h.armWake(now)
+}
+
+func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
+	c := h.c
+	cfg := &c.Cfg
+	m := qp.msgs[qp.hol]
+	seq := qp.tx.Nxt
+	n := min(cfg.MTU, m.end-seq)
+	p := c.Net.Pool.Get()
+	p.Kind = fabric.Data
+	p.Class = class
+	p.ECT = true
+	p.Src, p.Dst = qp.Src, qp.Dst
+	p.SPort, p.DPort = qp.SPort, 100
+	p.Payload = int32(n)
+	p.Size = int32(cfg.Headers.DataWire(n, cfg.CC.HeaderBytes))
+	p.QP = qp.ID
+	p.Seq = seq
+	p.Last = seq+n == m.end
+	p.SentAt = now
+	retx := qp.tx.Sent(n)
+	if retx > 0 {
+		m.Retransmitted += retx
+		c.Counters.Retransmitted += retx
+	}
+	if m.FirstClass < 0 {
+		m.FirstClass = int8(class)
+	}
+	c.Counters.DataPackets++
+	c.Counters.PayloadSent += n
+	qp.lastClass = class
+	qp.lastSize = int64(p.Size)
+	if qp.rate < cfg.CCEnv.LineRate {
+		qp.nextAvail = now + qp.rate.TxTime(int64(p.Size))
+	} else {
+		qp.nextAvail = now
+	}
+	if p.Last {
+		qp.hol++
+		h.sched.HOLChanged(qp)
+	}
+	h.sched.Sent(qp, p)
+	if qp.rtoAt == engine.Never && cfg.RTO > 0 {
+		qp.armRTO(now + cfg.RTO)
+	}
+	// The port sets its busy time after Next returns; readiness compares
+	// pacing against it, so account for this packet's serialization here.
+	h.updateReadyAt(qp, now+h.port.Rate.TxTime(int64(p.Size)))
+	return p
+}
+
+// Receive implements fabric.Node.
+func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
+	c := h.c
+	switch p.Kind {
+	case fabric.Data:
+		h.receiveData(now, p)
+	case fabric.Ack, fabric.Nack:
+		h.receiveAck(now, p)
+	case fabric.CNP:
+		if qp := h.qps[p.QP]; qp != nil {
+			c.Counters.CNPs++
+			qp.cc.OnCNP(now)
+			qp.applyCC(now)
+		}
+	case fabric.PFC:
+		in.SetPaused(now, uint8(p.Arg), p.Pause)
+	case fabric.Grant, fabric.Control:
+		h.sched.Control(now, p)
+	default:
+		panic(fmt.Sprintf("rnic: host %d received a packet of kind %v", h.ID, p.Kind))
+	}
+	c.Net.Pool.Put(p)
+}
+
+func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
+	c := h.c
+	c.Counters.PayloadArrived += int64(p.Payload)
+	rx := h.rx[p.QP]
+	if rx == nil {
+		rx = &rxQP{}
+		h.rx[p.QP] = rx
+	}
+	h.sched.Received(now, p)
+	before := rx.r.Expected
+	resp, seq, echo := rx.r.OnData(now, p.Seq, int64(p.Payload), p.CE, p.Last, &c.recvCfg)
+	switch {
+	case rx.r.Expected > before:
+		c.Counters.PayloadInOrder += rx.r.Expected - before
+	case p.Seq < before:
+		c.Counters.DuplicateData++
+	default:
+		c.Counters.OutOfOrderData++
+	}
+	if p.CE && c.Cfg.CNP == CNPPacket && (!rx.cnpSent || now >= rx.lastCNP+c.Cfg.CNPInterval) {
+		rx.cnpSent, rx.lastCNP = true, now
+		cnp := h.newReply(p, fabric.CNP)
+		cnp.Size = int32(c.Cfg.Headers.CNPBytes())
+		cnp.Class = 0
+		h.sendControl(now, cnp)
+	}
+	if resp != rocev2.None {
+		kind := fabric.Ack
+		if resp == rocev2.SendNack {
+			kind = fabric.Nack
+		}
+		a := h.newReply(p, kind)
+		a.Seq = seq
+		a.CNP = echo && c.Cfg.CNP == CNPOnAck
+		a.Size = int32(c.Cfg.Headers.AckWire(c.Cfg.CC.HeaderBytes))
+		a.SentAt = p.SentAt
+		a.INT, a.NINT = p.INT, p.NINT
+		h.sendControl(now, a)
+	}
+	// A per-flow QP's receive state ends with its message.
+	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+int64(p.Payload) {
+		delete(h.rx, p.QP)
+	}
+}
+
+// newReply makes a control packet from this host back to p's sender, for
+// p's QP, hashing on the reversed ports.
+func (h *Host) newReply(p *fabric.Packet, kind fabric.Kind) *fabric.Packet {
+	a := h.c.Net.Pool.Get()
+	a.Kind = kind
+	a.Src, a.Dst = int32(h.ID), p.Src
+	a.SPort, a.DPort = p.DPort, p.SPort
+	a.QP = p.QP
+	a.Class = 0
+	if !h.c.Cfg.AckControl {
+		a.Class = p.Class
+	}
+	return a
+}
+
+// sendControl queues a control packet ahead of all data.
+func (h *Host) sendControl(now engine.Time, p *fabric.Packet) {
+	h.ctrl.Push(p)
+	h.port.Kick(now)
+}
+
+// NewControl returns a pooled control packet of the given kind from this
+// host to dst, class and size set, for a scheduler to fill (Arg, QP, Seq)
+// and hand to SendControl.
+func (h *Host) NewControl(dst int, kind fabric.Kind, class uint8, size int32) *fabric.Packet {
+	p := h.c.Net.Pool.Get()
+	p.Kind = kind
+	p.Src, p.Dst = int32(h.ID), int32(dst)
+	p.SPort, p.DPort = 4791, 4791
+	p.Class = class
+	p.Size = size
+	return p
+}
+
+// SendControl queues a scheduler's control packet (grant) ahead of data.
+// Grants cross the fabric like any packet, so they take an RTT and feel
+// congestion.
+func (h *Host) SendControl(p *fabric.Packet) {
+	h.c.Counters.ControlPackets++
+	h.c.Counters.ControlBytes += int64(p.Size)
+	h.sendControl(h.c.Sim.Now(), p)
+}
+
+func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
+	c := h.c
+	qp := h.qps[p.QP]
+	if qp == nil {
+		c.Counters.DroppedStaleAck++
+		return
+	}
+	nack := p.Kind == fabric.Nack
+	var adv int64
+	if nack {
+		c.Counters.Nacks++
+		adv = qp.tx.OnNack(p.Seq)
+		qp.rewound()
+	} else {
+		c.Counters.Acks++
+		adv = qp.tx.OnAck(p.Seq)
+	}
+	if p.CNP {
+		c.Counters.CNPs++
+	}
+	fb := cc.Feedback{Now: now, AckSeq: p.Seq, SndNxt: qp.tx.Nxt, NACK: nack, ECE: p.CNP}
+	if c.Cfg.CC.NeedsTimestamp {
+		fb.RTT = now - p.SentAt
+	}
+	if c.Cfg.CC.NeedsINT {
+		fb.INT = p.Hops()
+	}
+	qp.cc.OnAck(&fb)
+	if adv > 0 && c.Cfg.RTO > 0 {
+		if qp.tx.InFlight() > 0 {
+			qp.armRTO(now + c.Cfg.RTO)
+		} else {
+			qp.rtoAt = engine.Never
+		}
+	}
+	// Complete every message whose last byte is now acknowledged.
+	done := 0
+	for done < len(qp.msgs) && qp.msgs[done].end <= qp.tx.Una {
+		done++
+	}
+	if done > 0 {
+		finished := qp.msgs[:done]
+		qp.msgs = qp.msgs[done:]
+		qp.hol -= done
+		if qp.hol < 0 {
+			qp.hol = 0
+		}
+		for _, m := range finished {
+			m.Done = true
+			m.Finished = now
+			c.Counters.MessagesDone++
+			if c.OnComplete != nil {
+				c.OnComplete(m)
+			}
+		}
+		clear(finished)
+	}
+	h.sched.Acked(qp)
+	if qp.perFlow && len(qp.msgs) == 0 {
+		h.closeQP(qp)
+		return
+	}
+	qp.applyCC(now)
+	h.port.Kick(now)
+}

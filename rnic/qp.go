@@ -1,0 +1,290 @@
+package rnic
+
+import (
+	"slices"
+
+	"github.com/dcsim/dcsim/cc"
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/transport/rocev2"
+)
+
+// QP is the sending side of one reliable-connection queue pair: an ordered
+// queue of messages over one RoCEv2 byte stream, with its congestion
+// control state, pacing and timers.
+type QP struct {
+	ID       int64
+	Src, Dst int32
+	SPort    uint16
+
+	host    *Host
+	perFlow bool
+	closed  bool
+	tx      rocev2.Sender
+	msgs    []*Message // unacknowledged messages in posting order
+	hol     int        // index in msgs of the message holding the send point
+
+	cc        cc.Algorithm
+	rate      engine.Rate
+	window    int64
+	nextAvail engine.Time
+	lastSize  int64 // wire size of the last packet sent (pacing recompute)
+	lastClass uint8
+
+	ready    bool
+	pacedIdx int
+
+	rtoAt      engine.Time
+	rtoPending bool
+	ccAt       engine.Time // earliest pending CC timer event
+
+	// Scheduler-owned state: a scheduler may use these freely for its
+	// own lists and ranks; the NIC never reads them.
+	SchedPrev, SchedNext *QP
+	SchedIndex           int
+	SchedState           any
+}
+
+// Host is the NIC the QP belongs to.
+func (qp *QP) Host() *Host { return qp.host }
+
+// Ready reports whether the QP may send a data packet now: it has unsent
+// bytes, its window is open and its pacing time has come.
+func (qp *QP) Ready() bool { return qp.ready }
+
+// Closed reports whether the QP has been torn down.
+func (qp *QP) Closed() bool { return qp.closed }
+
+// HOL is the head-of-line message (the one holding the send point), or
+// nil when every posted byte has been sent.
+func (qp *QP) HOL() *Message {
+	if qp.hol < len(qp.msgs) {
+		return qp.msgs[qp.hol]
+	}
+	return nil
+}
+
+// HOLRemaining is the HOL message's unsent bytes (0 if none).
+func (qp *QP) HOLRemaining() int64 {
+	if m := qp.HOL(); m != nil {
+		return m.end - qp.tx.Nxt
+	}
+	return 0
+}
+
+// Backlog is the number of messages queued behind the HOL one.
+func (qp *QP) Backlog() int {
+	if qp.hol >= len(qp.msgs) {
+		return 0
+	}
+	return len(qp.msgs) - qp.hol - 1
+}
+
+// Messages returns the unacknowledged messages in posting order.
+// The slice is the QP's own; do not modify it.
+func (qp *QP) Messages() []*Message { return qp.msgs }
+
+// InFlight is the number of sent, unacknowledged bytes.
+func (qp *QP) InFlight() int64 { return qp.tx.InFlight() }
+
+// Unsent is the number of posted bytes not yet sent.
+func (qp *QP) Unsent() int64 { return qp.tx.Unsent() }
+
+// SendPoint is the stream offset of the next byte to send; Acked is the
+// cumulative acknowledgement point.
+func (qp *QP) SendPoint() int64 { return qp.tx.Nxt }
+
+// Acked is the stream offset below which every byte is acknowledged.
+func (qp *QP) Acked() int64 { return qp.tx.Una }
+
+// Rate is the congestion-control rate; Window the CC window (0 = none).
+func (qp *QP) Rate() engine.Rate { return qp.rate }
+
+// Window is the CC window in bytes (0 = none).
+func (qp *QP) Window() int64 { return qp.window }
+
+// LastClass is the class of the QP's most recent data packet.
+func (qp *QP) LastClass() uint8 { return qp.lastClass }
+
+// rewound re-finds the HOL after go-back-N moved the send point back.
+func (qp *QP) rewound() {
+	old := qp.hol
+	qp.hol = 0
+	for qp.hol < len(qp.msgs) && qp.msgs[qp.hol].end <= qp.tx.Nxt {
+		qp.hol++
+	}
+	if qp.hol != old {
+		qp.host.sched.HOLChanged(qp)
+	}
+}
+
+// applyCC reads the algorithm's rate and window, reschedules pacing after
+// a rate change (REFERENCE 5.1), re-arms its timer and updates readiness.
+func (qp *QP) applyCC(now engine.Time) {
+	r := qp.cc.Rate()
+	if r != qp.rate {
+		if qp.lastSize > 0 && qp.nextAvail > now {
+			old := qp.rate.TxTime(qp.lastSize)
+			nw := r.TxTime(qp.lastSize)
+			qp.nextAvail += nw - old
+		}
+		qp.rate = r
+	}
+	qp.window = qp.cc.Window()
+	qp.armCC(now)
+	if !qp.closed {
+		qp.host.updateReady(qp)
+	}
+}
+
+func (qp *QP) armCC(now engine.Time) {
+	t := qp.cc.NextTimer()
+	if t == engine.Never || t >= qp.ccAt {
+		return
+	}
+	t = max(t, now)
+	qp.ccAt = t
+	qp.host.c.Sim.At(t, qp, evCC, 0)
+}
+
+func (qp *QP) armRTO(at engine.Time) {
+	qp.rtoAt = at
+	if !qp.rtoPending {
+		qp.rtoPending = true
+		qp.host.c.Sim.At(at, qp, evRTO, 0)
+	}
+}
+
+const (
+	evCC int32 = iota
+	evRTO
+)
+
+// Fire implements engine.Handler for the QP's timers.
+func (qp *QP) Fire(now engine.Time, kind int32, _ uint64) {
+	if qp.closed {
+		return
+	}
+	h := qp.host
+	switch kind {
+	case evCC:
+		if now == qp.ccAt {
+			qp.ccAt = engine.Never
+		}
+		if qp.cc.NextTimer() <= now {
+			qp.cc.OnTimer(now)
+		}
+		qp.applyCC(now)
+		h.port.Kick(now)
+	case evRTO:
+		qp.rtoPending = false
+		if qp.rtoAt == engine.Never || qp.tx.InFlight() == 0 {
+			qp.rtoAt = engine.Never
+			return
+		}
+		if now < qp.rtoAt {
+			qp.armRTO(qp.rtoAt)
+			return
+		}
+		h.c.Counters.RTOs++
+		qp.tx.Rewind()
+		qp.rewound()
+		qp.armRTO(now + h.c.Cfg.RTO)
+		h.updateReady(qp)
+		h.port.Kick(now)
+	}
+}
+
+func sortQPs(qs []*QP) {
+	slices.SortFunc(qs, func(a, b *QP) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+}
+
+// pacedHeap is a binary min-heap of QPs by pacing time (ties by id).
+type pacedHeap struct{ h []*QP }
+
+func (p *pacedHeap) len() int { return len(p.h) }
+func (p *pacedHeap) min() *QP { return p.h[0] }
+func lessPaced(a, b *QP) bool {
+	return a.nextAvail < b.nextAvail || (a.nextAvail == b.nextAvail && a.ID < b.ID)
+}
+
+func (p *pacedHeap) push(q *QP) {
+	q.pacedIdx = len(p.h)
+	p.h = append(p.h, q)
+	p.up(q.pacedIdx)
+}
+
+func (p *pacedHeap) pop() *QP {
+	q := p.h[0]
+	p.removeAt(0)
+	return q
+}
+
+func (p *pacedHeap) remove(q *QP) { p.removeAt(q.pacedIdx) }
+
+func (p *pacedHeap) fix(q *QP) {
+	if !p.down(q.pacedIdx) {
+		p.up(q.pacedIdx)
+	}
+}
+
+func (p *pacedHeap) removeAt(i int) {
+	q := p.h[i]
+	n := len(p.h) - 1
+	if i != n {
+		p.swap(i, n)
+	}
+	p.h[n] = nil
+	p.h = p.h[:n]
+	if i != n {
+		if !p.down(i) {
+			p.up(i)
+		}
+	}
+	q.pacedIdx = -1
+}
+
+func (p *pacedHeap) swap(i, j int) {
+	p.h[i], p.h[j] = p.h[j], p.h[i]
+	p.h[i].pacedIdx = i
+	p.h[j].pacedIdx = j
+}
+
+func (p *pacedHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !lessPaced(p.h[i], p.h[parent]) {
+			return
+		}
+		p.swap(i, parent)
+		i = parent
+	}
+}
+
+func (p *pacedHeap) down(i int) bool {
+	start := i
+	n := len(p.h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && lessPaced(p.h[r], p.h[l]) {
+			c = r
+		}
+		if !lessPaced(p.h[c], p.h[i]) {
+			break
+		}
+		p.swap(i, c)
+		i = c
+	}
+	return i > start
+}

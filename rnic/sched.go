@@ -1,0 +1,42 @@
+package rnic
+
+import (
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+)
+
+// Scheduler is a NIC's egress arbiter between QPs. The Host notifies it of
+// every event that changes what it may pick, and asks Pick for the next
+// data packet whenever the port may send one and no control packet waits.
+//
+// Contract: Pick must return a QP for which Ready() is true, with a class
+// 1..7 that is not in paused; or nil. A scheduler keeps whatever ordered
+// structures it needs from the notifications (no scanning of all QPs on
+// every Pick is required or expected).
+type Scheduler interface {
+	// Attach is called once, before any other method.
+	Attach(h *Host)
+	// QPOpened and QPClosed bracket a QP's life on this NIC.
+	QPOpened(qp *QP)
+	QPClosed(qp *QP)
+	// Posted: message m was queued on qp (it may or may not be the HOL).
+	Posted(qp *QP, m *Message)
+	// HOLChanged: qp's head-of-line message changed (the previous one was
+	// fully sent, or go-back-N moved the send point back into an earlier
+	// message).
+	HOLChanged(qp *QP)
+	// ReadyChanged: qp.Ready() flipped.
+	ReadyChanged(qp *QP)
+	// Sent: a data packet of qp was handed to the port.
+	Sent(qp *QP, p *fabric.Packet)
+	// Acked: an ACK or NACK for qp was processed (Una may have moved).
+	Acked(qp *QP)
+	// Control: a Grant or Control packet arrived for this NIC's scheduler.
+	// The packet is returned to the pool after the call.
+	Control(now engine.Time, p *fabric.Packet)
+	// Received: a data packet arrived at this NIC as a receiver, before
+	// it is acknowledged. The packet is valid only during the call.
+	Received(now engine.Time, p *fabric.Packet)
+	// Pick chooses the QP and class of the next data packet.
+	Pick(now engine.Time, paused uint8) (qp *QP, class uint8)
+}
