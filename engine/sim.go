@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+
+	"github.com/dcsim/dcsim/internal/invariants"
 )
 
 // Handler receives events. kind and arg are the values given to Schedule;
@@ -115,7 +117,13 @@ type Sim struct {
 	events  uint64
 	stopped bool
 	seed    uint64
+	check   func(now Time)
 }
+
+// SetCheck installs a function run after every event when the binary is
+// built with -tags invariants (and never otherwise). Simulations use it to
+// assert their conservation laws at every step.
+func (s *Sim) SetCheck(f func(now Time)) { s.check = f }
 
 // NewSim returns a simulation at time 0 whose random streams derive from seed.
 func NewSim(seed uint64) *Sim { return &Sim{seed: seed} }
@@ -164,6 +172,9 @@ func (s *Sim) Run(until Time) bool {
 		s.now = e.at
 		s.events++
 		e.h.Fire(e.at, e.kind, e.arg)
+		if invariants.Enabled && s.check != nil {
+			s.check(s.now)
+		}
 		if s.stopped {
 			return len(s.q.ev) == 0
 		}

@@ -12,7 +12,8 @@ type Config struct {
 	PFC             bool  // lossless: per-class PFC; false = lossy tail drop
 	Reserve         int64 // PFC reserve per (port, class), bytes (4096)
 	ResumeOffset    int64 // PFC resume offset, bytes (3072)
-	LossyQueueLimit int64 // lossy mode: per egress queue limit, bytes; 0 = shared buffer only
+	LossyQueueLimit int64   // lossy mode: static per egress queue limit, bytes; 0 = none
+	LossyAlpha      float64 // lossy mode: dynamic threshold, queue <= alpha * free buffer
 
 	// Strict is the set of classes served by strict priority (bit c =
 	// class c); class 0 is always strict. The other classes share by
@@ -38,7 +39,7 @@ type Config struct {
 // 400 KB / 1600 KB / 0.2, round robin over data classes.
 func DefaultConfig() Config {
 	c := Config{Buffer: 32 * engine.MiB, PFC: true, Reserve: 4096, ResumeOffset: 3072,
-		Strict: 1, ECN: true, ECNKmin: 400 * engine.KB, ECNKmax: 1600 * engine.KB, ECNPmax: 0.2}
+		LossyAlpha: 1, Strict: 1, ECN: true, ECNKmin: 400 * engine.KB, ECNKmax: 1600 * engine.KB, ECNPmax: 0.2}
 	for i := range c.Weights {
 		c.Weights[i] = 1
 	}
@@ -69,6 +70,9 @@ type Network struct {
 func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
+	}
+	if !cfg.PFC && cfg.LossyAlpha <= 0 {
+		return nil, fmt.Errorf("lossy mode needs a positive dynamic-threshold alpha")
 	}
 	if cfg.Buffer <= 0 {
 		return nil, fmt.Errorf("switch buffer must be positive")

@@ -93,8 +93,14 @@ func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 	p.inPort = int32(in)
 	p.ectx = c
 	if !s.net.cfg.PFC {
-		limit := s.net.cfg.LossyQueueLimit
-		if m.used+size > m.buffer || (limit > 0 && out.qBytes[c]+size > limit) {
+		// Dynamic threshold (Choudhury-Hahne): one egress queue may hold at
+		// most alpha times the free buffer, so a congested queue cannot
+		// starve the others (and the ACKs) of buffer.
+		limit := int64(s.net.cfg.LossyAlpha * float64(m.buffer-m.used))
+		if l := s.net.cfg.LossyQueueLimit; l > 0 {
+			limit = min(limit, l)
+		}
+		if m.used+size > m.buffer || out.qBytes[c]+size > limit {
 			s.drop(now, p, out)
 			return false
 		}

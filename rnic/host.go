@@ -8,6 +8,7 @@ import (
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/invariants"
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
@@ -134,6 +135,13 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 	for _, h := range c.Hosts {
 		h.sched = newSched(h)
 		h.sched.Attach(h)
+	}
+	if invariants.Enabled {
+		c.Sim.SetCheck(func(now engine.Time) {
+			if err := c.Check(); err != nil {
+				panic(fmt.Sprintf("at %v: %v", now, err))
+			}
+		})
 	}
 	return c, nil
 }
@@ -461,6 +469,9 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	h.sched.Received(now, p)
 	before := rx.r.Expected
 	resp, seq, echo := rx.r.OnData(now, p.Seq, int64(p.Payload), p.CE, p.Last, &c.recvCfg)
+	if invariants.Enabled && (rx.r.Expected < before || (rx.r.Expected > before && p.Seq != before)) {
+		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, rx.r.Expected, p.Seq))
+	}
 	switch {
 	case rx.r.Expected > before:
 		c.Counters.PayloadInOrder += rx.r.Expected - before
@@ -546,6 +557,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		return
 	}
 	nack := p.Kind == fabric.Nack
+	una := qp.tx.Una
 	var adv int64
 	if nack {
 		c.Counters.Nacks++
@@ -554,6 +566,9 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	} else {
 		c.Counters.Acks++
 		adv = qp.tx.OnAck(p.Seq)
+	}
+	if invariants.Enabled && qp.tx.Una < una {
+		panic(fmt.Sprintf("rnic: host %d qp %d: acknowledged point moved back from %d to %d", h.ID, qp.ID, una, qp.tx.Una))
 	}
 	if p.CNP {
 		c.Counters.CNPs++

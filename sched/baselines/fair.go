@@ -1,27 +1,39 @@
 package baselines
 
 import (
+	"github.com/google/btree"
+
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
 )
 
 // Fair is round-robin fair sharing over ready QPs (REFERENCE 6.2), all data
-// in one class. With PerMessage it serves a QP's whole head-of-line message
-// before moving on (rr_granularity = message); otherwise one packet per turn.
+// in one class. Like the reference model and ConnectX NICs, the round robin
+// visits QPs in creation (QPN) order and resumes after the QP served last,
+// so a newly ready QP is served within the current round. With PerMessage
+// it serves a QP's whole head-of-line message before moving on
+// (rr_granularity = message); otherwise one packet per turn.
 type Fair struct {
 	Class      uint8
 	PerMessage bool
 
-	ring    ring
-	current *rnic.QP // PerMessage: the QP whose message is being served
+	ready   *btree.BTreeG[*rnic.QP] // ready QPs by id
+	last    int64                   // id of the QP served last
+	current *rnic.QP                // PerMessage: the QP whose message is being served
+	probe   rnic.QP
 }
 
 // NewFair returns packet-level round robin in class.
-func NewFair(class uint8) *Fair { return &Fair{Class: class} }
+func NewFair(class uint8) *Fair { return newFair(class, false) }
 
 // NewFairMessage returns message-level round robin in class.
-func NewFairMessage(class uint8) *Fair { return &Fair{Class: class, PerMessage: true} }
+func NewFairMessage(class uint8) *Fair { return newFair(class, true) }
+
+func newFair(class uint8, perMessage bool) *Fair {
+	return &Fair{Class: class, PerMessage: perMessage,
+		ready: btree.NewG(8, func(a, b *rnic.QP) bool { return a.ID < b.ID })}
+}
 
 func (f *Fair) Attach(*rnic.Host)                    {}
 func (f *Fair) QPOpened(*rnic.QP)                    {}
@@ -49,75 +61,32 @@ func (f *Fair) HOLChanged(qp *rnic.QP) {
 // ReadyChanged implements rnic.Scheduler.
 func (f *Fair) ReadyChanged(qp *rnic.QP) {
 	if qp.Ready() {
-		f.ring.pushBack(qp)
+		f.ready.ReplaceOrInsert(qp)
 	} else {
-		f.ring.remove(qp)
+		f.ready.Delete(qp)
 	}
 }
 
 // Pick implements rnic.Scheduler.
 func (f *Fair) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
-	if paused&(1<<f.Class) != 0 || f.ring.head == nil {
+	if paused&(1<<f.Class) != 0 || f.ready.Len() == 0 {
 		return nil, 0
 	}
-	if f.PerMessage {
-		if f.current != nil && f.current.Ready() {
-			return f.current, f.Class
-		}
-		f.current = f.ring.head
-		f.ring.rotate()
+	if f.PerMessage && f.current != nil && f.current.Ready() {
 		return f.current, f.Class
 	}
-	qp := f.ring.head
-	f.ring.rotate()
-	return qp, f.Class
-}
-
-// ring is a circular doubly linked list of QPs through their scheduler
-// links; SchedIndex is 1 while a QP is in the ring.
-type ring struct {
-	head *rnic.QP
-	n    int
-}
-
-func (r *ring) pushBack(qp *rnic.QP) {
-	if qp.SchedIndex == 1 {
-		return
+	var next *rnic.QP
+	f.probe.ID = f.last + 1
+	f.ready.AscendGreaterOrEqual(&f.probe, func(qp *rnic.QP) bool {
+		next = qp
+		return false
+	})
+	if next == nil {
+		next, _ = f.ready.Min()
 	}
-	qp.SchedIndex = 1
-	r.n++
-	if r.head == nil {
-		qp.SchedPrev, qp.SchedNext = qp, qp
-		r.head = qp
-		return
+	f.last = next.ID
+	if f.PerMessage {
+		f.current = next
 	}
-	tail := r.head.SchedPrev
-	qp.SchedPrev, qp.SchedNext = tail, r.head
-	tail.SchedNext = qp
-	r.head.SchedPrev = qp
-}
-
-func (r *ring) remove(qp *rnic.QP) {
-	if qp.SchedIndex != 1 {
-		return
-	}
-	qp.SchedIndex = 0
-	r.n--
-	if qp.SchedNext == qp {
-		r.head = nil
-	} else {
-		qp.SchedPrev.SchedNext = qp.SchedNext
-		qp.SchedNext.SchedPrev = qp.SchedPrev
-		if r.head == qp {
-			r.head = qp.SchedNext
-		}
-	}
-	qp.SchedPrev, qp.SchedNext = nil, nil
-}
-
-// rotate moves the head to the tail.
-func (r *ring) rotate() {
-	if r.head != nil {
-		r.head = r.head.SchedNext
-	}
+	return next, f.Class
 }

@@ -130,9 +130,7 @@ func (r *Receiver) OnData(now engine.Time, seq, n int64, ce, last bool, cfg *Rec
 	case seq == r.Expected:
 		r.Expected += n
 		if r.Expected >= r.milestone || last {
-			for r.milestone <= r.Expected {
-				r.milestone += cfg.AckInterval
-			}
+			r.milestone = (r.Expected/cfg.AckInterval + 1) * cfg.AckInterval
 			echo, r.ce = r.ce, false
 			return SendAck, r.Expected, echo
 		}

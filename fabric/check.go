@@ -1,0 +1,113 @@
+package fabric
+
+import "fmt"
+
+// allPorts visits every port: switch ports in switch order, then host ports.
+func (n *Network) allPorts(f func(pt *Port)) {
+	for _, sw := range n.Switches {
+		for _, pt := range sw.Ports {
+			f(pt)
+		}
+	}
+	for _, pt := range n.HostPorts {
+		f(pt)
+	}
+}
+
+// InTransit counts the packets and payload bytes in egress queues and on
+// wires (host NICs' own queues are not included).
+func (n *Network) InTransit() (packets, payload int64) {
+	n.allPorts(func(pt *Port) {
+		for c := range pt.q {
+			for p := pt.q[c].head; p != nil; p = p.next {
+				packets++
+				payload += int64(p.Payload)
+			}
+		}
+		for p := pt.wire.head; p != nil; p = p.next {
+			packets++
+			payload += int64(p.Payload)
+		}
+	})
+	return packets, payload
+}
+
+// Check verifies the fabric's invariants at any instant: per-queue byte
+// counts equal their packets, a switch's buffer use equals its queued data
+// bytes and never exceeds the buffer, the MMU's counters are non-negative,
+// and a lossless fabric has dropped nothing.
+func (n *Network) Check() error {
+	var err error
+	for _, sw := range n.Switches {
+		var queued int64
+		for _, pt := range sw.Ports {
+			var total int64
+			for c := range pt.q {
+				var b int64
+				for p := pt.q[c].head; p != nil; p = p.next {
+					b += int64(p.Size)
+				}
+				if b != pt.qBytes[c] {
+					return fmt.Errorf("fabric: %s port %d class %d: counted %d B, holds %d B", sw.Name, pt.Index, c, pt.qBytes[c], b)
+				}
+				if c != 0 {
+					queued += b
+				}
+				total += b
+			}
+			if total != pt.qTotal {
+				return fmt.Errorf("fabric: %s port %d: total %d B, holds %d B", sw.Name, pt.Index, pt.qTotal, total)
+			}
+		}
+		m := &sw.mmu
+		if queued != m.used {
+			return fmt.Errorf("fabric: %s: buffer use %d B, queues hold %d B", sw.Name, m.used, queued)
+		}
+		if m.used > m.buffer {
+			return fmt.Errorf("fabric: %s: buffer use %d B above the %d B buffer", sw.Name, m.used, m.buffer)
+		}
+		if m.shared < 0 || m.shared > m.buffer {
+			return fmt.Errorf("fabric: %s: shared use %d B out of [0, %d]", sw.Name, m.shared, m.buffer)
+		}
+		if n.cfg.PFC && sw.Drops > 0 {
+			return fmt.Errorf("fabric: %s: %d drops in a lossless fabric", sw.Name, sw.Drops)
+		}
+	}
+	return err
+}
+
+// CheckQuiescent verifies the state of a drained fabric: nothing queued or
+// on a wire, every PAUSE answered by a RESUME, no class paused anywhere,
+// and every switch's buffer accounting back to zero.
+func (n *Network) CheckQuiescent() error {
+	if pk, _ := n.InTransit(); pk != 0 {
+		return fmt.Errorf("fabric: %d packets still in transit", pk)
+	}
+	var bad error
+	n.allPorts(func(pt *Port) {
+		if pt.paused != 0 && bad == nil {
+			bad = fmt.Errorf("fabric: port %d of %T still paused (mask %08b)", pt.Index, pt.Owner, pt.paused)
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	for _, sw := range n.Switches {
+		if sw.PauseSent != sw.ResumeSent {
+			return fmt.Errorf("fabric: %s sent %d PAUSE but %d RESUME", sw.Name, sw.PauseSent, sw.ResumeSent)
+		}
+		m := &sw.mmu
+		if m.used != 0 || m.shared != 0 {
+			return fmt.Errorf("fabric: %s: buffer accounting %d B used, %d B shared after drain", sw.Name, m.used, m.shared)
+		}
+		for i := range m.ingress {
+			for c := range m.ingress[i] {
+				if m.ingress[i][c] != 0 || m.hdrm[i][c] != 0 || m.pauseSent[i][c] {
+					return fmt.Errorf("fabric: %s port %d class %d: ingress %d, headroom %d, paused %v after drain",
+						sw.Name, i, c, m.ingress[i][c], m.hdrm[i][c], m.pauseSent[i][c])
+				}
+			}
+		}
+	}
+	return nil
+}
