@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+type recorder struct {
+	got []uint64
+	at  []Time
+}
+
+func (r *recorder) Fire(now Time, _ int32, arg uint64) {
+	r.got = append(r.got, arg)
+	r.at = append(r.at, now)
+}
+
+// Events pop in time order; equal times pop in scheduling order.
+func TestQueueOrderAndFIFOTies(t *testing.T) {
+	s := NewSim(1)
+	r := &recorder{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	type ev struct {
+		at  Time
+		arg uint64
+	}
+	var want []ev
+	for i := 0; i < 5000; i++ {
+		at := Time(rng.IntN(100)) // many ties
+		s.At(at, r, 0, uint64(i))
+		want = append(want, ev{at, uint64(i)})
+	}
+	// stable sort by time = FIFO among ties
+	for i := 1; i < len(want); i++ {
+		for j := i; j > 0 && want[j].at < want[j-1].at; j-- {
+			want[j], want[j-1] = want[j-1], want[j]
+		}
+	}
+	if !s.Run(Never - 1) {
+		t.Fatal("Run did not drain the queue")
+	}
+	for i, w := range want {
+		if r.got[i] != w.arg || r.at[i] != w.at {
+			t.Fatalf("event %d: got arg %d at %v, want arg %d at %v", i, r.got[i], r.at[i], w.arg, w.at)
+		}
+	}
+	if s.Events() != 5000 {
+		t.Fatalf("Events() = %d, want 5000", s.Events())
+	}
+}
+
+type stopper struct{ s *Sim }
+
+func (st stopper) Fire(Time, int32, uint64) { st.s.Stop() }
+
+func TestRunUntilAndStop(t *testing.T) {
+	s := NewSim(1)
+	r := &recorder{}
+	s.At(10, r, 0, 1)
+	s.At(20, r, 0, 2)
+	s.At(30, r, 0, 3)
+	if s.Run(20) {
+		t.Fatal("Run(20) reported an empty queue")
+	}
+	if len(r.got) != 2 || s.Now() != 20 {
+		t.Fatalf("after Run(20): %d events, now %v; want 2 events, now 20ps", len(r.got), s.Now())
+	}
+	s.At(25, stopper{s}, 0, 0)
+	s.Run(Never - 1)
+	if s.Now() != 25 || len(r.got) != 2 {
+		t.Fatalf("Stop: now %v with %d events, want now 25ps with 2", s.Now(), len(r.got))
+	}
+	s.Run(Never - 1)
+	if len(r.got) != 3 {
+		t.Fatalf("resume after Stop: %d events, want 3", len(r.got))
+	}
+}
+
+func TestSchedulingInThePastPanics(t *testing.T) {
+	s := NewSim(1)
+	s.At(10, &recorder{}, 0, 0)
+	s.Run(Never - 1)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic scheduling before now")
+		}
+	}()
+	s.At(5, &recorder{}, 0, 0)
+}
+
+// Named streams are reproducible and independent of each other.
+func TestStreams(t *testing.T) {
+	a1 := NewStream(7, "arrivals").Uint64()
+	a2 := NewStream(7, "arrivals").Uint64()
+	b := NewStream(7, "ecmp").Uint64()
+	c := NewStream(8, "arrivals").Uint64()
+	if a1 != a2 {
+		t.Fatal("same seed and name gave different draws")
+	}
+	if a1 == b || a1 == c {
+		t.Fatal("different names or seeds gave the same first draw")
+	}
+}
+
+// Steady-state push+pop allocates nothing.
+func TestQueueNoAllocs(t *testing.T) {
+	var q Queue
+	h := &recorder{}
+	for i := 0; i < 1000; i++ {
+		q.Push(Time(i), h, 0, 0)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		e := q.pop()
+		q.Push(e.at+1000, h, 0, 0)
+	})
+	if allocs != 0 {
+		t.Fatalf("push+pop allocates %.1f times, want 0", allocs)
+	}
+}
+
+type nop struct{}
+
+func (nop) Fire(Time, int32, uint64) {}
+
+// BenchmarkQueue measures one pop+push with n pending events, spread over a
+// 1 us horizon like link deliveries.
+func BenchmarkQueue(b *testing.B) {
+	for _, n := range []int{1000, 100_000} {
+		b.Run(itoa(n), func(b *testing.B) {
+			var q Queue
+			rng := rand.New(rand.NewPCG(1, 1))
+			for i := 0; i < n; i++ {
+				q.Push(Time(rng.IntN(1_000_000)), nop{}, 0, 0)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e := q.pop()
+				q.Push(e.at+Time(rng.IntN(1_000_000)), e.h, 0, 0)
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	switch n {
+	case 1000:
+		return "pending=1e3"
+	case 100_000:
+		return "pending=1e5"
+	}
+	return "n"
+}
