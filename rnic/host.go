@@ -179,6 +179,7 @@ type Host struct {
 	sport uint16
 
 	wakeAt engine.Time
+	fb     cc.Feedback
 }
 
 type pairQPs struct {
@@ -573,14 +574,18 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	if p.CNP {
 		c.Counters.CNPs++
 	}
-	fb := cc.Feedback{Now: now, AckSeq: p.Seq, SndNxt: qp.tx.Nxt, NACK: nack, ECE: p.CNP}
+	// The feedback lives in the Host so that passing it through the
+	// interface does not allocate.
+	fb := &h.fb
+	*fb = cc.Feedback{Now: now, AckSeq: p.Seq, SndNxt: qp.tx.Nxt, NACK: nack, ECE: p.CNP}
 	if c.Cfg.CC.NeedsTimestamp {
 		fb.RTT = now - p.SentAt
 	}
 	if c.Cfg.CC.NeedsINT {
 		fb.INT = p.Hops()
 	}
-	qp.cc.OnAck(&fb)
+	qp.cc.OnAck(fb)
+	fb.INT = nil
 	if adv > 0 && c.Cfg.RTO > 0 {
 		if qp.tx.InFlight() > 0 {
 			qp.armRTO(now + c.Cfg.RTO)
