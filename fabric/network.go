@@ -8,10 +8,10 @@ import (
 
 // Config holds the switch-wide settings of a network.
 type Config struct {
-	Buffer          int64 // shared buffer per switch, bytes
-	PFC             bool  // lossless: per-class PFC; false = lossy tail drop
-	Reserve         int64 // PFC reserve per (port, class), bytes (4096)
-	ResumeOffset    int64 // PFC resume offset, bytes (3072)
+	Buffer          int64   // shared buffer per switch, bytes
+	PFC             bool    // lossless: per-class PFC; false = lossy tail drop
+	Reserve         int64   // PFC reserve per (port, class), bytes (4096)
+	ResumeOffset    int64   // PFC resume offset, bytes (3072)
 	LossyQueueLimit int64   // lossy mode: static per egress queue limit, bytes; 0 = none
 	LossyAlpha      float64 // lossy mode: dynamic threshold, queue <= alpha * free buffer
 

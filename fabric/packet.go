@@ -48,7 +48,6 @@ type Packet struct {
 	CNP   bool  // on an ACK: congestion echo (REFERENCE 4.5 ack_flag mode)
 	Last  bool  // on data: last packet of its message
 	Pause bool  // on PFC: true = PAUSE, false = RESUME
-	NINT  uint8 // INT hops recorded (wraps at MaxINTHops)
 
 	Src, Dst     int32  // host indices
 	SPort, DPort uint16 // UDP ports (ECMP entropy)
@@ -58,32 +57,52 @@ type Packet struct {
 	Seq          int64  // data: byte offset of the first payload byte; ACK/NACK: cumulative
 	Arg          int64  // kind-specific argument (PFC class, grant bytes, ...)
 	SentAt       engine.Time
-	INT          [MaxINTHops]INTHop
+	// INT is the telemetry stack, present only on packets of runs whose
+	// congestion control asked for INT; it is owned by the packet and
+	// returned to the pool with it. Keeping it out of line keeps the hot
+	// packet struct within two cache lines.
+	INT *INTStack
 
 	inPort int32       // ingress port index at the current switch (buffer accounting)
 	arrive engine.Time // delivery time at the far end of the wire
 	ectx   uint8       // ingress class at the current switch
 }
 
-// PushINT records one hop, wrapping modulo MaxINTHops like the reference.
-func (p *Packet) PushINT(h INTHop) {
-	p.INT[int(p.NINT)%MaxINTHops] = h
-	p.NINT++
+// INTStack holds a packet's INT hop records.
+type INTStack struct {
+	hops [MaxINTHops]INTHop
+	n    uint8
+	next *INTStack // free list
 }
 
-// Hops returns the recorded INT hops in path order (at most MaxINTHops).
-func (p *Packet) Hops() []INTHop {
-	n := int(p.NINT)
+// Push records one hop, wrapping modulo MaxINTHops like the reference.
+func (s *INTStack) Push(h INTHop) {
+	s.hops[int(s.n)%MaxINTHops] = h
+	s.n++
+}
+
+// Hops returns the recorded hops in path order (at most MaxINTHops).
+func (s *INTStack) Hops() []INTHop {
+	n := int(s.n)
 	if n > MaxINTHops {
 		n = MaxINTHops
 	}
-	return p.INT[:n]
+	return s.hops[:n]
+}
+
+// Hops returns p's INT records, or nil when it carries none.
+func (p *Packet) Hops() []INTHop {
+	if p.INT == nil {
+		return nil
+	}
+	return p.INT.Hops()
 }
 
 // Pool is a free list of packets. It belongs to one simulation; it is not
 // safe for concurrent use.
 type Pool struct {
 	free      *Packet
+	freeINT   *INTStack
 	allocated int64 // packets ever created
 	live      int64 // packets handed out and not returned
 }
@@ -102,8 +121,24 @@ func (pl *Pool) Get() *Packet {
 	return p
 }
 
-// Put returns p to the pool.
+// GetINT returns an empty INT stack.
+func (pl *Pool) GetINT() *INTStack {
+	s := pl.freeINT
+	if s == nil {
+		return new(INTStack)
+	}
+	pl.freeINT = s.next
+	*s = INTStack{}
+	return s
+}
+
+// Put returns p (and its INT stack) to the pool.
 func (pl *Pool) Put(p *Packet) {
+	if s := p.INT; s != nil {
+		s.next = pl.freeINT
+		pl.freeINT = s
+		p.INT = nil
+	}
 	p.next = pl.free
 	p.Kind = numKinds // poison: a use after Put shows up as an unknown kind
 	pl.free = p

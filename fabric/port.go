@@ -228,7 +228,10 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 			}
 		}
 		if pt.stampIN {
-			p.PushINT(INTHop{LineRate: pt.Rate, Time: now, TxBytes: pt.TxBytes, QLen: pt.qTotal})
+			if p.INT == nil {
+				p.INT = pt.net.Pool.GetINT()
+			}
+			p.INT.Push(INTHop{LineRate: pt.Rate, Time: now, TxBytes: pt.TxBytes, QLen: pt.qTotal})
 		}
 	}
 	if pt.Observer != nil {

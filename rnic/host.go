@@ -2,8 +2,6 @@ package rnic
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
@@ -25,33 +23,6 @@ const (
 type Mapping struct {
 	PerFlow bool // one QP per message (the reference model)
 	Pool    int  // otherwise: this many QPs per ordered host pair
-}
-
-// ParseMapping reads "per-flow", "per-pair" or "pool:K".
-func ParseMapping(s string) (Mapping, error) {
-	switch {
-	case s == "per-flow":
-		return Mapping{PerFlow: true}, nil
-	case s == "per-pair":
-		return Mapping{Pool: 1}, nil
-	case strings.HasPrefix(s, "pool:"):
-		k, err := strconv.Atoi(strings.TrimPrefix(s, "pool:"))
-		if err != nil || k < 1 || k > 1<<16 {
-			return Mapping{}, fmt.Errorf("qp mapping %q: want pool:K with K >= 1", s)
-		}
-		return Mapping{Pool: k}, nil
-	}
-	return Mapping{}, fmt.Errorf("qp mapping %q: want per-flow, per-pair or pool:K", s)
-}
-
-func (m Mapping) String() string {
-	switch {
-	case m.PerFlow:
-		return "per-flow"
-	case m.Pool == 1:
-		return "per-pair"
-	}
-	return "pool:" + strconv.Itoa(m.Pool)
 }
 
 // Config holds NIC and transport settings shared by every host.
@@ -498,7 +469,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 		a.CNP = echo && c.Cfg.CNP == CNPOnAck
 		a.Size = int32(c.Cfg.Headers.AckWire(c.Cfg.CC.HeaderBytes))
 		a.SentAt = p.SentAt
-		a.INT, a.NINT = p.INT, p.NINT
+		a.INT, p.INT = p.INT, nil // the ACK echoes the data packet's INT stack
 		h.sendControl(now, a)
 	}
 	// A per-flow QP's receive state ends with its message.

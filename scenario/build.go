@@ -1,0 +1,299 @@
+package scenario
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+
+	"github.com/dcsim/dcsim/cc"
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/rnic"
+	"github.com/dcsim/dcsim/sched/baselines"
+	"github.com/dcsim/dcsim/transport/rocev2"
+	"github.com/dcsim/dcsim/workloads/cloud"
+)
+
+// Sim is one simulation built from a scenario: the engine, the fabric, the
+// NICs and the traffic generators, not yet run.
+type Sim struct {
+	Scenario *Scenario
+	Engine   *engine.Sim
+	Topology *fabric.Topology
+	Net      *fabric.Network
+	Cluster  *rnic.Cluster
+	// Messages are every message posted so far, in posting order.
+	Messages []*rnic.Message
+	// BDP and BaseRTT are maxBdp and maxRtt at the scenario's MTU.
+	BDP     int64
+	BaseRTT engine.Time
+
+	drivers []*driver
+	paths   map[[2]int32]pathInfo
+}
+
+type pathInfo struct {
+	baseRTT    engine.Time
+	bottleneck engine.Rate
+}
+
+// schedulerFactories build each registered scheduler for one host.
+var schedulerFactories = map[string]func(s *Scenario, params any) func(h *rnic.Host) rnic.Scheduler{
+	"fair": func(s *Scenario, _ any) func(*rnic.Host) rnic.Scheduler {
+		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(uint8(s.NIC.DataClass)) }
+	},
+	"fair-message": func(s *Scenario, _ any) func(*rnic.Host) rnic.Scheduler {
+		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFairMessage(uint8(s.NIC.DataClass)) }
+	},
+}
+
+// ccFactories turn each registered algorithm's params into a cc.Spec.
+var ccFactories = map[string]func(params any, lineRate engine.Rate) (cc.Spec, error){
+	"none": func(_ any, _ engine.Rate) (cc.Spec, error) { return lineRateSpec(), nil },
+}
+
+// lineRate is "no congestion control": every QP at line rate, no window.
+type lineRate struct{ r engine.Rate }
+
+func (l *lineRate) OnAck(*cc.Feedback)     {}
+func (l *lineRate) OnCNP(engine.Time)      {}
+func (l *lineRate) OnTimer(engine.Time)    {}
+func (l *lineRate) NextTimer() engine.Time { return engine.Never }
+func (l *lineRate) Rate() engine.Rate      { return l.r }
+func (l *lineRate) Window() int64          { return 0 }
+
+func lineRateSpec() cc.Spec {
+	return cc.Spec{Name: "none", New: func(env cc.Env) cc.Algorithm { return &lineRate{env.LineRate} }}
+}
+
+// buildTopology makes the scenario's graph.
+func buildTopology(t *Topology) (*fabric.Topology, error) {
+	host, fab, delay := engine.Rate(t.HostLink), engine.Rate(t.FabricLink), engine.Time(t.LinkDelay)
+	switch t.Kind {
+	case SpineLeaf:
+		return fabric.SpineLeaf(fabric.SpineLeafConfig{Leaves: t.Leaves, HostsPerLeaf: t.HostsPerLeaf,
+			Spines: t.Spines, HostLink: host, FabricLink: fab, Delay: delay})
+	case Star:
+		return fabric.Star(t.Hosts, host, delay)
+	case Dumbbell:
+		return fabric.Dumbbell(t.HostsPerSide, host, engine.Rate(t.BottleneckLink), delay)
+	case FatTree:
+		return fabric.FatTree(t.K, host, fab, delay)
+	case TopoFile:
+		f, err := os.Open(t.File)
+		if err != nil {
+			return nil, fmt.Errorf("topology.file: %v", err)
+		}
+		defer f.Close()
+		return fabric.ReadTopologyFile(t.File, f)
+	}
+	return nil, fmt.Errorf("topology.kind: unknown kind %q", t.Kind)
+}
+
+// Build wires a validated scenario into a simulation ready to run.
+func Build(s *Scenario) (*Sim, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	topo, err := buildTopology(&s.Topology)
+	if err != nil {
+		return nil, err
+	}
+	ccMake, ok := ccFactories[s.CC.Algorithm]
+	if !ok {
+		return nil, fmt.Errorf("cc.algorithm: %q has no implementation", s.CC.Algorithm)
+	}
+	hostRate := engine.Rate(s.Topology.HostLink)
+	spec, err := ccMake(s.CC.Params, hostRate)
+	if err != nil {
+		return nil, err
+	}
+	schedMake, ok := schedulerFactories[s.NIC.Scheduler]
+	if !ok {
+		return nil, fmt.Errorf("nic.scheduler: %q has no implementation", s.NIC.Scheduler)
+	}
+	if s.Switch.PFCPauseExpiry {
+		return nil, fmt.Errorf("switch.pfc_pause_expiry: true is not supported yet (receivers hold a pause until RESUME, as the reference model does)")
+	}
+
+	eng := engine.NewSim(s.Seed)
+	fcfg := fabric.DefaultConfig()
+	fcfg.Buffer = int64(s.Switch.Buffer)
+	fcfg.PFC = s.Switch.PFC
+	fcfg.Reserve = int64(s.Switch.PFCReserve)
+	fcfg.ResumeOffset = int64(s.Switch.PFCResumeOffset)
+	fcfg.LossyQueueLimit = int64(s.Switch.LossyQueueLimit)
+	switch s.Switch.Discipline {
+	case DisciplineStrict:
+		fcfg.Strict = 0xff
+	default:
+		fcfg.Strict = 1
+	}
+	for c := range fcfg.Weights {
+		fcfg.Weights[c] = int32(max(1, s.Switch.WRRWeights[c]))
+	}
+	fcfg.ECN = s.Switch.ECN.Enabled
+	fcfg.ECNKmin, fcfg.ECNKmax = s.Switch.ECN.Thresholds(100 * engine.Gbps)
+	fcfg.ECNPmax = s.Switch.ECN.PMax
+	switch s.Switch.INT {
+	case INTOn:
+		fcfg.INT = true
+	case INTOff:
+		fcfg.INT = false
+	default:
+		fcfg.INT = spec.NeedsINT
+	}
+	if spec.NeedsINT && !fcfg.INT {
+		return nil, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
+	}
+	fcfg.Router = fabric.ECMP{Salt: eng.Rand("ecmp").Uint32()}
+	net, err := fabric.Build(eng, topo, fcfg)
+	if err != nil {
+		return nil, fmt.Errorf("topology: %v", err)
+	}
+	mtu := int64(s.NIC.MTU)
+	rtt, bdp := net.MaxRTTBDP(mtu)
+	mapping := rnic.Mapping{PerFlow: s.NIC.QPMapping.PerFlow(), Pool: s.NIC.QPMapping.Pool}
+	ncfg := rnic.Config{
+		MTU:          mtu,
+		Headers:      rocev2.ReferenceHeaders,
+		DataClass:    uint8(s.NIC.DataClass),
+		AckControl:   s.NIC.ACKClass == ACKClassControl,
+		AckInterval:  int64(s.NIC.ACKInterval) * mtu,
+		NackInterval: engine.Time(s.NIC.NACKInterval),
+		RTO:          engine.Time(s.NIC.RTO),
+		Mapping:      mapping,
+		CNPInterval:  engine.Time(s.NIC.CNPInterval),
+		CC:           spec,
+		CCEnv: cc.Env{LineRate: hostRate, MinRate: engine.Rate(s.CC.MinRate), BaseRTT: rtt, BDP: bdp,
+			MTU: mtu},
+	}
+	if s.NIC.RealisticHeaders {
+		ncfg.Headers = rocev2.RealisticHeaders
+	}
+	if s.NIC.CNP == CNPPacket {
+		ncfg.CNP = rnic.CNPPacket
+	}
+	cl, err := rnic.NewCluster(net, ncfg, schedMake(s, s.NIC.Params))
+	if err != nil {
+		return nil, err
+	}
+	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, BDP: bdp, BaseRTT: rtt,
+		paths: map[[2]int32]pathInfo{}}
+	ws := append([]Workload{s.Workload}, s.ExtraWorkloads...)
+	for i := range ws {
+		path := "workload"
+		if i > 0 {
+			path = "extra_workloads[" + strconv.Itoa(i-1) + "]"
+		}
+		gen, err := newGenerator(&ws[i], s, topo.Hosts, eng.Rand(path))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		d := &driver{sim: sim, gen: gen}
+		sim.drivers = append(sim.drivers, d)
+		d.next()
+	}
+	return sim, nil
+}
+
+// newGenerator builds one workload's flow generator.
+func newGenerator(w *Workload, s *Scenario, hosts int, rng *rand.Rand) (cloud.Generator, error) {
+	hostIDs, err := w.Hosts.Resolve(hosts)
+	if err != nil {
+		return nil, fmt.Errorf("hosts: %v", err)
+	}
+	rate := engine.Rate(s.Topology.HostLink)
+	stop := engine.Time(s.Duration)
+	switch w.Kind {
+	case Cloud:
+		cdf, err := cloud.Load(w.Distribution)
+		if err != nil {
+			return nil, fmt.Errorf("distribution: %v", err)
+		}
+		return cloud.NewPoisson(cloud.PoissonConfig{Hosts: hostIDs, HostRate: rate, Load: w.Load, CDF: cdf,
+			Stop: stop, Name: "cloud"}, rng)
+	case Incast:
+		p := w.Incast
+		return cloud.NewIncast(cloud.IncastConfig{Hosts: hostIDs, Senders: p.Senders, Receiver: p.Receiver,
+			FlowSize: int64(p.FlowSize), Load: p.LoadFraction, HostRate: rate, Period: engine.Time(p.Period),
+			Stop: stop, Name: "incast"}, rng)
+	case Flowlist:
+		f, err := os.Open(w.Flowlist.File)
+		if err != nil {
+			return nil, fmt.Errorf("flowlist.file: %v", err)
+		}
+		defer f.Close()
+		flows, err := cloud.ReadFlowList(w.Flowlist.File, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, fl := range flows {
+			if fl.Src >= hosts || fl.Dst >= hosts {
+				return nil, fmt.Errorf("flowlist.file: flow %d->%d: the topology has %d hosts", fl.Src, fl.Dst, hosts)
+			}
+		}
+		return cloud.NewFlowList(flows), nil
+	case Storage:
+		p := w.Storage
+		servers, err := p.Servers.Resolve(hosts)
+		if err != nil {
+			return nil, fmt.Errorf("storage.servers: %v", err)
+		}
+		cfg := cloud.StorageConfig{Clients: hostIDs, Servers: servers, FanOut: p.FanOut,
+			ResponseSize: int64(p.ResponseSize), Load: p.RequestLoad, HostRate: rate,
+			MeanInterval: engine.Time(p.MeanInterval), Stop: stop, Name: "storage"}
+		if p.ResponseDistribution != "" {
+			cdf, err := cloud.Load(p.ResponseDistribution)
+			if err != nil {
+				return nil, fmt.Errorf("storage.response_distribution: %v", err)
+			}
+			cfg.ResponseCDF = cdf
+		}
+		return cloud.NewStorage(cfg, rng)
+	}
+	return nil, fmt.Errorf("kind: unknown workload kind %q", w.Kind)
+}
+
+// driver posts one generator's flows at their start times: only its next
+// flow waits in the event queue.
+type driver struct {
+	sim     *Sim
+	gen     cloud.Generator
+	pending cloud.Flow
+	done    bool
+}
+
+func (d *driver) next() {
+	f, ok := d.gen.Next()
+	if !ok {
+		d.done = true
+		return
+	}
+	d.pending = f
+	d.sim.Engine.At(max(f.Start, d.sim.Engine.Now()), d, 0, 0)
+}
+
+// Fire implements engine.Handler.
+func (d *driver) Fire(now engine.Time, _ int32, _ uint64) {
+	f := d.pending
+	s := d.sim
+	m := s.Cluster.NewMessage(f.Src, f.Dst, f.Size)
+	m.Generator, m.Tag = f.Generator, f.Tag
+	s.Messages = append(s.Messages, m)
+	s.Cluster.Post(m)
+	d.next()
+}
+
+// Path returns the ideal-FCT inputs of a host pair, cached.
+func (s *Sim) path(src, dst int) pathInfo {
+	key := [2]int32{int32(src), int32(dst)}
+	if p, ok := s.paths[key]; ok {
+		return p
+	}
+	p := s.Net.PathBetween(src, dst)
+	pi := pathInfo{baseRTT: p.BaseRTT(int64(s.Scenario.NIC.MTU)), bottleneck: p.Bottleneck()}
+	s.paths[key] = pi
+	return pi
+}

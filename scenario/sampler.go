@@ -1,0 +1,98 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+)
+
+// sampler records the trace.metrics of every switch port, host port and
+// QP at a fixed interval: queue depth (bytes queued at the egress, all
+// classes), pause time (fraction of the interval the most-paused data
+// class of the egress was paused), utilisation (fraction of the interval the egress
+// transmitted) and per-QP rate (b/s as set by congestion control).
+type sampler struct {
+	sim      *Sim
+	interval engine.Time
+	metrics  map[string]bool
+	ports    []*fabric.Port
+	names    []string
+	lastTx   []int64
+	lastPaus [][fabric.NumClasses]engine.Time
+	lastAt   engine.Time
+	rows     []analysis.SampleRecord
+}
+
+func newSampler(s *Sim, interval engine.Time) *sampler {
+	sm := &sampler{sim: s, interval: interval, metrics: map[string]bool{}}
+	for _, m := range s.Scenario.Trace.Metrics {
+		sm.metrics[m] = true
+	}
+	for _, sw := range s.Net.Switches {
+		for _, pt := range sw.Ports {
+			sm.ports = append(sm.ports, pt)
+			sm.names = append(sm.names, fmt.Sprintf("%s/p%d", sw.Name, pt.Index))
+		}
+	}
+	for h, pt := range s.Net.HostPorts {
+		sm.ports = append(sm.ports, pt)
+		sm.names = append(sm.names, fmt.Sprintf("host%d", h))
+	}
+	sm.lastTx = make([]int64, len(sm.ports))
+	sm.lastPaus = make([][fabric.NumClasses]engine.Time, len(sm.ports))
+	s.Engine.At(interval, sm, 0, 0)
+	return sm
+}
+
+// Fire implements engine.Handler.
+func (sm *sampler) Fire(now engine.Time, _ int32, _ uint64) {
+	sm.sample(now)
+	sm.sim.Engine.At(now+sm.interval, sm, 0, 0)
+}
+
+func (sm *sampler) add(now engine.Time, comp, metric string, v float64) {
+	sm.rows = append(sm.rows, analysis.SampleRecord{TimeNs: now.Nanoseconds(), Component: comp, Metric: metric, Value: v})
+}
+
+func (sm *sampler) sample(now engine.Time) {
+	span := now - sm.lastAt
+	if span <= 0 {
+		return
+	}
+	for i, pt := range sm.ports {
+		if sm.metrics[MetricQueueDepth] {
+			sm.add(now, sm.names[i], MetricQueueDepth, float64(pt.QueuedBytes()))
+		}
+		if sm.metrics[MetricUtilisation] {
+			busy := engine.Rate(pt.Rate).TxTime(pt.TxBytes - sm.lastTx[i])
+			sm.add(now, sm.names[i], MetricUtilisation, min(1, float64(busy)/float64(span)))
+		}
+		sm.lastTx[i] = pt.TxBytes
+		if sm.metrics[MetricPauseTime] {
+			var most engine.Time
+			for c := 1; c < fabric.NumClasses; c++ {
+				p := pt.PausedFor(now, c)
+				most = max(most, p-sm.lastPaus[i][c])
+				sm.lastPaus[i][c] = p
+			}
+			sm.add(now, sm.names[i], MetricPauseTime, min(1, float64(most)/float64(span)))
+		}
+	}
+	if sm.metrics[MetricQPRate] {
+		for _, h := range sm.sim.Cluster.Hosts {
+			for _, qp := range h.QPs() {
+				sm.add(now, fmt.Sprintf("qp%d", qp.ID), MetricQPRate, float64(qp.Rate()))
+			}
+		}
+	}
+	sm.lastAt = now
+}
+
+func (sm *sampler) records(runID string) []analysis.SampleRecord {
+	for i := range sm.rows {
+		sm.rows[i].RunID = runID
+	}
+	return sm.rows
+}

@@ -1,0 +1,228 @@
+package scenario
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/engine"
+)
+
+// Progress is reported between chunks of simulated time.
+type Progress struct {
+	SimTime     engine.Time
+	Duration    engine.Time // arrivals stop here; the run then drains
+	Events      uint64
+	FlowsPosted int64
+	FlowsDone   int64
+	Draining    bool
+}
+
+// Options control a run without changing its results.
+type Options struct {
+	RunID    string // default: the first 16 hex digits of the scenario hash
+	Version  string // dcsim version recorded in run.parquet
+	Progress func(Progress)
+	// Params are the swept parameters of a sweep point (extra run.parquet columns).
+	Params []analysis.Param
+}
+
+// Result is what a run produced: the records that go to parquet and the
+// summary that goes to the terminal.
+type Result struct {
+	Sim      *Sim
+	Flows    []analysis.FlowRecord
+	Samples  []analysis.SampleRecord
+	Run      analysis.RunRecord
+	Params   []analysis.Param
+	Analysis analysis.Analysis
+	// Drained is true when every posted flow finished before the drain
+	// limit; false means the unfinished ones are recorded as such.
+	Drained bool
+}
+
+// chunk is how much simulated time runs between progress reports and
+// drain checks. It does not affect results.
+const chunk = 100 * engine.Microsecond
+
+// Run simulates the scenario: arrivals until duration, then a drain until
+// every flow has finished or drain_limit has passed.
+func (s *Sim) Run(opt Options) *Result {
+	sc := s.Scenario
+	start := time.Now()
+	var smp *sampler
+	if iv := engine.Time(sc.Trace.Interval); iv > 0 {
+		smp = newSampler(s, iv)
+	}
+	dur := engine.Time(sc.Duration)
+	limit := dur + engine.Time(sc.DrainLimit)
+	eng := s.Engine
+	k := &s.Cluster.Counters
+	report := func(draining bool) {
+		if opt.Progress != nil {
+			opt.Progress(Progress{SimTime: eng.Now(), Duration: dur, Events: eng.Events(),
+				FlowsPosted: k.MessagesPosted, FlowsDone: k.MessagesDone, Draining: draining})
+		}
+	}
+	for eng.Now() < dur {
+		eng.Run(min(eng.Now()+chunk, dur))
+		report(false)
+	}
+	drained := func() bool {
+		for _, d := range s.drivers {
+			if !d.done {
+				return false
+			}
+		}
+		return k.MessagesDone == k.MessagesPosted
+	}
+	for !drained() && eng.Now() < limit {
+		if eng.Run(min(eng.Now()+chunk, limit)) {
+			break // nothing left to happen
+		}
+		report(true)
+	}
+	if smp != nil {
+		smp.sample(eng.Now())
+	}
+	res := &Result{Sim: s, Drained: drained()}
+	res.Flows = s.flowRecords(opt.runID(sc))
+	if smp != nil {
+		res.Samples = smp.records(opt.runID(sc))
+	}
+	res.Analysis = analysis.Analyze(res.Flows, 5, s.BDP)
+	res.Run = s.runRecord(opt, res.Flows, time.Since(start).Seconds())
+	res.Params = opt.Params
+	return res
+}
+
+func (o Options) runID(s *Scenario) string {
+	if o.RunID != "" {
+		return o.RunID
+	}
+	return s.Hash()[:16]
+}
+
+// flowRecords turns every posted message into a flows.parquet row.
+func (s *Sim) flowRecords(runID string) []analysis.FlowRecord {
+	sc := s.Scenario
+	warm, dur := engine.Time(sc.Measure.Warmup), engine.Time(sc.Duration)
+	out := make([]analysis.FlowRecord, len(s.Messages))
+	hdr := s.Cluster.Cfg.Headers.Data
+	for i, m := range s.Messages {
+		p := s.path(m.Src, m.Dst)
+		f := &out[i]
+		*f = analysis.FlowRecord{RunID: runID, FlowID: m.ID, Generator: m.Generator, Tag: m.Tag,
+			Src: int32(m.Src), Dst: int32(m.Dst), PriorityClass: int32(m.FirstClass), SizeBytes: m.Size,
+			StartNs:    m.Posted.Nanoseconds(),
+			IdealFctNs: analysis.IdealFCT(m.Size, int64(sc.NIC.MTU), hdr, p.baseRTT, p.bottleneck).Nanoseconds(),
+			InWindow:   m.Posted >= warm && m.Posted < dur, RetransmittedBytes: m.Retransmitted}
+		if m.QP != nil {
+			f.QP = m.QP.ID
+		}
+		if m.Done {
+			f.SetFinish(m.Finished.Nanoseconds())
+		}
+	}
+	return out
+}
+
+func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) analysis.RunRecord {
+	sc := s.Scenario
+	k := &s.Cluster.Counters
+	r := analysis.RunRecord{RunID: opt.runID(sc), Scenario: sc.Name, Scheduler: sc.NIC.Scheduler,
+		CC: sc.CC.Algorithm, Workload: workloadName(&sc.Workload), Load: sc.Workload.Load, Seed: int64(sc.Seed),
+		Version: opt.Version, SimTimeNs: s.Engine.Now().Nanoseconds(), WallSeconds: wall,
+		Events: int64(s.Engine.Events()), BytesDropped: s.Net.DroppedBytes, PFCPauseFrames: s.Net.PauseFrames,
+		NACKs: k.Nacks, RTOTimeouts: k.RTOs, CNPs: k.CNPs}
+	r.SetFlowStats(flows)
+	r.AchievedLoad = s.achievedLoad()
+	r.Counters = map[string]int64{
+		"data_packets": k.DataPackets, "payload_sent": k.PayloadSent, "payload_in_order": k.PayloadInOrder,
+		"retransmitted_bytes": k.Retransmitted, "acks": k.Acks, "qps_opened": k.QPsOpened,
+		"control_packets": k.ControlPackets, "duplicate_data": k.DuplicateData,
+		"out_of_order_data": k.OutOfOrderData, "packets_allocated": s.Net.Pool.Allocated(),
+	}
+	var hdrm int64
+	for _, sw := range s.Net.Switches {
+		hdrm += sw.HeadroomDrops
+	}
+	r.Counters["headroom_drops"] = hdrm
+	return r
+}
+
+// achievedLoad is the offered load of the flows that started in the
+// measurement window, relative to the capacity of every host link.
+func (s *Sim) achievedLoad() float64 {
+	sc := s.Scenario
+	warm, dur := engine.Time(sc.Measure.Warmup), engine.Time(sc.Duration)
+	if dur <= warm {
+		return 0
+	}
+	var bytes int64
+	for _, m := range s.Messages {
+		if m.Posted >= warm && m.Posted < dur {
+			bytes += m.Size
+		}
+	}
+	capacity := float64(len(s.Net.HostPorts)) * float64(sc.Topology.HostLink) * (dur - warm).Seconds() / 8
+	return float64(bytes) / capacity
+}
+
+func workloadName(w *Workload) string {
+	switch w.Kind {
+	case Cloud:
+		return "cloud:" + w.Distribution
+	}
+	return w.Kind
+}
+
+// WriteDir writes a run's files into dir (created if needed): flows.parquet,
+// samples.parquet when tracing, scenario.yaml, and run.parquet last, which
+// marks the run complete. Each file appears atomically.
+func (r *Result) WriteDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := analysis.WriteFlows(filepath.Join(dir, analysis.FlowsFile), r.Flows); err != nil {
+		return err
+	}
+	if r.Samples != nil {
+		if err := analysis.WriteSamples(filepath.Join(dir, analysis.SamplesFile), r.Samples); err != nil {
+			return err
+		}
+	}
+	yml := r.Sim.Scenario.YAML()
+	if err := analysis.WriteFileAtomic(filepath.Join(dir, "scenario.yaml"), func(w io.Writer) error {
+		_, err := w.Write(yml)
+		return err
+	}); err != nil {
+		return err
+	}
+	return analysis.WriteRun(filepath.Join(dir, analysis.RunFile), r.Run, r.Params)
+}
+
+// Headline is a one-paragraph description of the run for the terminal.
+func (r *Result) Headline() string {
+	sc := r.Sim.Scenario
+	k := &r.Sim.Cluster.Counters
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s at load %.2f, seed %d\n",
+		sc.Name, len(r.Sim.Net.HostPorts), sc.Topology.Kind, sc.NIC.Scheduler, sc.CC.Algorithm,
+		workloadName(&sc.Workload), sc.Workload.Load, sc.Seed)
+	fmt.Fprintf(&b, "simulated %v (%d events, %d data packets) in %.1f s: %.0f events/s, %.0f packets/s\n",
+		r.Sim.Engine.Now(), r.Run.Events, k.DataPackets, r.Run.WallSeconds,
+		float64(r.Run.Events)/r.Run.WallSeconds, float64(k.DataPackets)/r.Run.WallSeconds)
+	fmt.Fprintf(&b, "flows %d posted, %d finished; achieved load %.3f; drops %d B; PFC pauses %d; NACKs %d; RTOs %d; CNPs %d\n",
+		r.Run.FlowsTotal, r.Run.FlowsDone, r.Run.AchievedLoad, r.Run.BytesDropped, r.Run.PFCPauseFrames,
+		r.Run.NACKs, r.Run.RTOTimeouts, r.Run.CNPs)
+	if !r.Drained {
+		fmt.Fprintf(&b, "note: the drain limit ended the run with %d flows unfinished (recorded with null finish)\n",
+			r.Run.FlowsTotal-r.Run.FlowsDone)
+	}
+	return b.String()
+}
