@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/workloads/cloud"
+)
+
+func newShowCmd() *cobra.Command {
+	var sets []string
+	cmd := &cobra.Command{
+		Use:   "show SCENARIO",
+		Short: "print a scenario as fully resolved YAML, every default spelled out",
+		Long: `Print a built-in scenario or a YAML file with every field resolved: the
+output is a complete scenario file that reproduces the run exactly.`,
+		Args: argsRange(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := scenario.Load(args[0], sets)
+			if err != nil {
+				return badInput(err)
+			}
+			_, err = cmd.OutOrStdout().Write(s.YAML())
+			return err
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a field before printing: dotted.path=value (repeatable)")
+	return cmd
+}
+
+func newScenariosCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "scenarios",
+		Short: "list built-in scenarios, schedulers, congestion control and flow-size distributions",
+		Args:  argsRange(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "SCENARIO\tDESCRIPTION")
+			for _, b := range scenario.Builtins() {
+				fmt.Fprintf(w, "%s\t%s\n", b.Name, b.Doc)
+			}
+			fmt.Fprintln(w, "\nSCHEDULER (nic.scheduler)\tDESCRIPTION")
+			for _, p := range scenario.Schedulers() {
+				fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Doc)
+			}
+			fmt.Fprintln(w, "\nCC (cc.algorithm)\tDESCRIPTION")
+			for _, p := range scenario.Algorithms() {
+				fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Doc)
+			}
+			fmt.Fprintln(w, "\nDISTRIBUTION (workload.distribution)\tMEAN (linear rule)\tMAX\tSOURCE")
+			for _, d := range cloud.Describe() {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Name, analysis.HumanSize(int64(d.MeanLinear)), analysis.HumanSize(d.Max), d.Title)
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func newValidateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE",
+		Short: "check a scenario file; errors name the file:line and the field",
+		Args:  argsRange(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := scenario.Load(args[0], nil)
+			if err != nil {
+				return badInput(err)
+			}
+			if _, err := scenario.Build(s); err != nil {
+				return badInput(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", args[0])
+			return nil
+		},
+	}
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print the dcsim version",
+		Args:  argsRange(0, 0),
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "dcsim", version())
+		},
+	}
+}
+
+// version is the module version, or the VCS revision of a source build.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel-" + rev
+}
+
+var _ = os.Stdout

@@ -1,0 +1,85 @@
+// Command dcsim is the command line of the dcsim packet-level RDMA
+// datacenter network simulator. It only parses flags and calls the
+// library: everything it does, a notebook or another Go program can do by
+// calling package scenario the same way.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// inputError marks bad user input: the command exits with status 2.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return inputError{err}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the command line and returns the exit status: 0 ok, 2 bad
+// input (one line on stderr), 1 any other failure.
+func run(args []string) int {
+	root := newRoot()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "dcsim: "+err.Error())
+	var in inputError
+	if errors.As(err, &in) || isUsageError(err) {
+		return 2
+	}
+	return 1
+}
+
+// isUsageError recognises cobra's own flag and argument errors.
+func isUsageError(err error) bool {
+	var fe *flagError
+	return errors.As(err, &fe)
+}
+
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dcsim",
+		Short: "packet-level RDMA datacenter network simulator",
+		Long: `dcsim simulates RoCEv2 datacenter networks packet by packet: PFC, ECN,
+congestion control and RNIC schedulers, on spine-leaf, fat-tree and other
+topologies, and writes flow completion times and slowdowns to parquet.
+
+Exit status: 0 ok, 2 bad input (one line naming the file:line or field),
+1 any other failure.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
+	root.AddCommand(newRunCmd(), newShowCmd(), newScenariosCmd(), newValidateCmd(), newVersionCmd())
+	return root
+}
+
+// exactArgs is cobra.RangeArgs with errors that exit 2.
+func argsRange(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.RangeArgs(lo, hi)(cmd, args); err != nil {
+			return &flagError{err}
+		}
+		return nil
+	}
+}
