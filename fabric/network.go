@@ -22,16 +22,25 @@ type Config struct {
 	Weights [NumClasses]int32
 
 	// ECN marking; thresholds are given for a 100 Gbps port and scaled
-	// linearly with each port's rate (REFERENCE 3.4).
+	// linearly with each port's rate (REFERENCE 3.4). ClassECN overrides
+	// them for single classes (a nil entry keeps the default; an entry
+	// with Off set disables marking in that class). Class 0 is never marked.
 	ECN      bool
 	ECNKmin  int64
 	ECNKmax  int64
 	ECNPmax  float64
-	ECNClass uint8 // bit c: mark class c (0 = all data classes)
+	ClassECN [NumClasses]*ECNThresholds
 
 	INT bool // stamp INT hop records on data packets at every switch egress
 
 	Router Router // nil: ECMP with salt 0
+}
+
+// ECNThresholds are one class's RED parameters at 100 Gbps.
+type ECNThresholds struct {
+	Off        bool
+	Kmin, Kmax int64
+	Pmax       float64
 }
 
 // DefaultConfig is the reference model's switch at 100 Gbps: 32 MiB
@@ -85,6 +94,11 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	if cfg.ECN && (cfg.ECNKmin < 0 || cfg.ECNKmax < cfg.ECNKmin || cfg.ECNPmax < 0 || cfg.ECNPmax > 1) {
 		return nil, fmt.Errorf("ecn: need 0 <= kmin <= kmax and pmax in [0, 1]")
 	}
+	for c, e := range cfg.ClassECN {
+		if e != nil && !e.Off && (e.Kmin < 0 || e.Kmax < e.Kmin || e.Pmax < 0 || e.Pmax > 1) {
+			return nil, fmt.Errorf("ecn of class %d: need 0 <= kmin <= kmax and pmax in [0, 1]", c)
+		}
+	}
 	n := &Network{Sim: sim, Pool: &Pool{}, Topo: t, cfg: cfg}
 	if n.cfg.Router == nil {
 		n.cfg.Router = ECMP{}
@@ -108,10 +122,15 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 			sw := n.Switches[owner-t.Hosts]
 			pt.sw, pt.Owner, pt.Index = sw, sw, len(sw.Ports)
 			sw.Ports = append(sw.Ports, pt)
-			if cfg.ECN {
-				pt.ecn = &ECN{
-					Kmin: scaleBytes(cfg.ECNKmin, rate), Kmax: scaleBytes(cfg.ECNKmax, rate),
-					Pmax: cfg.ECNPmax, rand: ecnRand.Float64}
+			for c := 1; c < NumClasses; c++ {
+				th := ECNThresholds{Off: !cfg.ECN, Kmin: cfg.ECNKmin, Kmax: cfg.ECNKmax, Pmax: cfg.ECNPmax}
+				if o := cfg.ClassECN[c]; o != nil {
+					th = *o
+				}
+				if !th.Off {
+					pt.ecn[c] = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
+						Pmax: th.Pmax, rand: ecnRand.Float64}
+				}
 			}
 			pt.stampIN = cfg.INT
 		} else {

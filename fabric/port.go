@@ -60,7 +60,7 @@ type Port struct {
 	txPending bool
 	wire      fifo
 
-	ecn     *ECN
+	ecn     [NumClasses]*ECN // per class; nil = no marking
 	stampIN bool
 
 	pausedSince [NumClasses]engine.Time
@@ -220,7 +220,7 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 		pt.sw.departed(now, p)
 	}
 	if p.Kind == Data {
-		if p.ECT && pt.ecn != nil && c != 0 && pt.ecn.mark(pt.qBytes[c]) {
+		if e := pt.ecn[c]; p.ECT && e != nil && e.mark(pt.qBytes[c]) {
 			p.CE = true
 			pt.MarkedPkts++
 			if pt.Observer != nil {

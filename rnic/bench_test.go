@@ -13,7 +13,7 @@ import (
 func TestSteadyStateNoAllocs(t *testing.T) {
 	r := newRig(t, star(t, 3), fabric.DefaultConfig(), nil)
 	r.postAt(0, 1, 0, 1<<40)
-	r.postAt(0, 2, 0, 1<<40) // two senders: the switch queue and PFC are exercised
+	r.postAt(0, 2, 0, 1<<40)          // two senders: the switch queue and PFC are exercised
 	r.sim.Run(3 * engine.Millisecond) // past the buffer fill: the pool stops growing
 	step := 10 * engine.Microsecond
 	allocs := testing.AllocsPerRun(20, func() { r.sim.Run(r.sim.Now() + step) })

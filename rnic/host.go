@@ -71,6 +71,8 @@ type Cluster struct {
 	Counters Counters
 	// OnComplete is called when a message's last byte is acknowledged.
 	OnComplete func(m *Message)
+	// Observer receives QP trace points; nil costs one comparison each.
+	Observer Observer
 
 	nextQP  int64
 	nextMsg int64
@@ -397,6 +399,9 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 		h.sched.HOLChanged(qp)
 	}
 	h.sched.Sent(qp, p)
+	if c.Observer != nil {
+		c.Observer.Sent(now, qp, p)
+	}
 	if qp.rtoAt == engine.Never && cfg.RTO > 0 {
 		qp.armRTO(now + cfg.RTO)
 	}
@@ -587,6 +592,9 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		clear(finished)
 	}
 	h.sched.Acked(qp)
+	if c.Observer != nil {
+		c.Observer.Acked(now, qp, p)
+	}
 	if qp.perFlow && len(qp.msgs) == 0 {
 		h.closeQP(qp)
 		return

@@ -127,6 +127,9 @@ func (qp *QP) applyCC(now engine.Time) {
 			nw := r.TxTime(qp.lastSize)
 			qp.nextAvail += nw - old
 		}
+		if o := qp.host.c.Observer; o != nil {
+			o.RateChange(now, qp, qp.rate, r)
+		}
 		qp.rate = r
 	}
 	qp.window = qp.cc.Window()

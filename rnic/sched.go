@@ -40,3 +40,12 @@ type Scheduler interface {
 	// Pick chooses the QP and class of the next data packet.
 	Pick(now engine.Time, paused uint8) (qp *QP, class uint8)
 }
+
+// Observer receives a QP's trace points: data sent, ACK or NACK processed
+// (the packet is valid only during the call) and congestion-control rate
+// changes.
+type Observer interface {
+	Sent(now engine.Time, qp *QP, p *fabric.Packet)
+	Acked(now engine.Time, qp *QP, p *fabric.Packet)
+	RateChange(now engine.Time, qp *QP, old, new engine.Rate)
+}

@@ -191,9 +191,7 @@ func Build(s *Scenario) (*Sim, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
-		d := &driver{sim: sim, gen: gen}
-		sim.drivers = append(sim.drivers, d)
-		d.next()
+		sim.AddGenerator(gen)
 	}
 	return sim, nil
 }
@@ -254,6 +252,15 @@ func newGenerator(w *Workload, s *Scenario, hosts int, rng *rand.Rand) (cloud.Ge
 		return cloud.NewStorage(cfg, rng)
 	}
 	return nil, fmt.Errorf("kind: unknown workload kind %q", w.Kind)
+}
+
+// AddGenerator adds a flow generator beyond the scenario's workloads
+// (before Run). Library users and tests use it for traffic that no
+// workload kind describes.
+func (s *Sim) AddGenerator(g cloud.Generator) {
+	d := &driver{sim: s, gen: g}
+	s.drivers = append(s.drivers, d)
+	d.next()
 }
 
 // driver posts one generator's flows at their start times: only its next

@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -26,19 +27,21 @@ func badInput(err error) error {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes the command line and returns the exit status: 0 ok, 2 bad
 // input (one line on stderr), 1 any other failure.
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "dcsim: "+err.Error())
+	fmt.Fprintln(stderr, "dcsim: "+err.Error())
 	var in inputError
 	if errors.As(err, &in) || isUsageError(err) {
 		return 2

@@ -61,14 +61,14 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 			stdout := cmd.OutOrStdout()
 			opt := scenario.Options{Version: version()}
 			var bar *progressbar.ProgressBar
-			if !quiet && term.IsTerminal(int(os.Stderr.Fd())) {
-				bar = newProgress(os.Stderr, engine.Time(s.Duration))
+			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+				bar = newProgress(f, engine.Time(s.Duration))
 				opt.Progress = func(p scenario.Progress) { updateProgress(bar, p) }
 			}
 			res := sim.Run(opt)
 			if bar != nil {
 				_ = bar.Finish()
-				fmt.Fprintln(os.Stderr)
+				fmt.Fprintln(cmd.ErrOrStderr())
 			}
 			if err := res.WriteDir(out); err != nil {
 				return fmt.Errorf("writing results: %w", err)

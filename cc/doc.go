@@ -1,0 +1,60 @@
+// Package cc is dcsim's congestion-control interface: the per-QP
+// state machine [Algorithm], the [Feedback] it is handed, the [Env] it is
+// built for, and the [Spec] that tells the rest of the simulator what an
+// algorithm needs on the wire and at the switches.
+//
+// # Model
+//
+// An Algorithm is pure: it never touches the event queue, a clock or a
+// random source. The rnic owns one per QP and drives it:
+//
+//   - every ACK or NACK of the QP goes to OnAck, with Feedback.Now the
+//     arrival time, AckSeq the cumulative sequence it carries, SndNxt the
+//     sender's next new byte at that moment, ECE the CNP flag, RTT (when
+//     Spec.NeedsTimestamp) and INT (when Spec.NeedsINT);
+//   - a standalone CNP packet (scenario setting cnp = packet) goes to OnCNP;
+//   - the rnic schedules OnTimer at NextTimer() whenever that is not
+//     engine.Never, and asks NextTimer again after every call into the
+//     algorithm, since any call may move it;
+//   - after every call the rnic reads Rate() (the pacing rate, applied with
+//     REFERENCE.md 5.1's next_avail rescheduling) and Window() (bytes in
+//     flight allowed; 0 means no window).
+//
+// # Units and invariants
+//
+// Times are engine.Time (ps), rates engine.Rate (bit/s), sizes bytes.
+// Sequence numbers are byte offsets within the QP, as in the reference
+// model. Every implementation in dcsim keeps these invariants, and the
+// conformance suite in cc/cctest checks them:
+//
+//   - a QP starts at Env.LineRate, and Rate() stays in [Env.MinRate,
+//     Env.LineRate] whatever the feedback;
+//   - Window() >= 0;
+//   - after OnTimer(now), NextTimer() is later than now (or Never), so the
+//     rnic can never spin on one instant;
+//   - a timer that falls due at or before the time of an OnAck or OnCNP
+//     fires before that input is handled, so the result does not depend on
+//     how the rnic orders a timer and an ACK that share an instant, and a
+//     spurious or late OnTimer call is harmless;
+//   - the same calls in the same order give the same outputs;
+//   - Feedback.INT is read during OnAck only: algorithms copy hop values,
+//     never keep or modify the slice, and OnAck allocates nothing.
+//
+// # Helpers
+//
+// ScaleRate, DivRate and AddRate reproduce the reference model's DataRate
+// arithmetic (a double product truncated back to integer bit/s) without
+// overflow; RateFloor combines an algorithm's min_rate with Env.MinRate;
+// Window is the reference model's HAS_WIN/VAR_WIN window.
+//
+// # Example
+//
+// Building one QP's state machine from a Spec (here DCQCN with its
+// reference defaults at 100 Gbps):
+//
+//	spec := dcqcn.Spec(dcqcn.DefaultParams(100 * engine.Gbps))
+//	alg := spec.New(cc.Env{LineRate: 100 * engine.Gbps, MinRate: engine.Gbps,
+//		BaseRTT: 8 * engine.Microsecond, BDP: 100_000, MTU: 1000})
+//	alg.OnAck(&cc.Feedback{Now: t, AckSeq: 1000, SndNxt: 8000, ECE: true})
+//	if next := alg.NextTimer(); next != engine.Never { /* schedule OnTimer */ }
+package cc

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dcsim/dcsim/analysis"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The CLI path end to end: run a small scenario, read the parquet back,
+// check rows, types and physics.
+func TestRunEndToEnd(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := runCLI(t, "run", "testdata/small.yaml", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(stdout, "slowdown of in-window flows") {
+		t.Errorf("summary table missing from stdout:\n%s", stdout)
+	}
+	flows, err := analysis.ReadFlows(filepath.Join(dir, analysis.FlowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, _, err := analysis.ReadRun(filepath.Join(dir, analysis.RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flows) == 0 || int64(len(flows)) != rr.FlowsTotal {
+		t.Fatalf("%d flow rows, run.parquet says %d", len(flows), rr.FlowsTotal)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "scenario.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	// Physics: a flow on this star crosses two 1 us links each way and
+	// must serialize all its wire bytes (48 B header per 1000 B) at 100
+	// Gbps. The reference ideal FCT adds one payload-sized serialization
+	// per hop on top (2 x 80 ns here); only flows inside that 160 ns gap
+	// may beat their ideal, so every slowdown below 1 is explained by it.
+	below := 0
+	for _, f := range flows {
+		if f.FctNs == nil {
+			t.Errorf("flow %d unfinished in a drained run", f.FlowID)
+			continue
+		}
+		pk := (f.SizeBytes + 999) / 1000
+		wireNs := (f.SizeBytes + 48*pk) * 8 / 100
+		physics := 4000 + wireNs
+		if *f.FctNs < physics {
+			t.Errorf("flow %d (%d B): fct %d ns below the physical bound %d ns", f.FlowID, f.SizeBytes, *f.FctNs, physics)
+		}
+		if *f.Slowdown < 1 {
+			below++
+			if f.IdealFctNs-*f.FctNs > 160 {
+				t.Errorf("flow %d: fct %d ns is %d ns under its ideal %d ns, more than the 160 ns per-hop payload term",
+					f.FlowID, *f.FctNs, f.IdealFctNs-*f.FctNs, f.IdealFctNs)
+			}
+		}
+	}
+	if int64(below) > rr.FlowsBelowOne+int64(len(flows)) || rr.FlowsBelowOne > int64(below) {
+		t.Errorf("run.parquet flows_below_one %d, counted %d below 1 among all flows", rr.FlowsBelowOne, below)
+	}
+	t.Logf("%d flows, %d below 1 (all within the ideal formula's per-hop payload term)", len(flows), below)
+}
+
+// Same seed: byte-identical flows.parquet, run.parquet equal but for the
+// wall clock. Another seed: different flows.
+func TestRunDeterminism(t *testing.T) {
+	base := t.TempDir()
+	read := func(name string, seed string) ([]byte, analysis.RunRecord) {
+		dir := filepath.Join(base, name)
+		if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--quiet", "--seed", seed, "--out", dir); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := analysis.ReadRun(filepath.Join(dir, analysis.RunFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.WallSeconds = 0
+		return b, r
+	}
+	a, ra := read("a", "5")
+	b, rb := read("b", "5")
+	c, _ := read("c", "6")
+	if !bytes.Equal(a, b) {
+		t.Error("same seed: flows.parquet differs")
+	}
+	if ra.Events != rb.Events || ra.MeanSlowdown != rb.MeanSlowdown || ra.P99Slowdown != rb.P99Slowdown || ra.RunID != rb.RunID {
+		t.Errorf("same seed: run records differ beyond the wall clock:\n%+v\n%+v", ra, rb)
+	}
+	if bytes.Equal(a, c) {
+		t.Error("different seeds gave identical flows.parquet")
+	}
+}
+
+// Bad input: exit 2, one line naming the file:line or field, nothing written.
+func TestBadInput(t *testing.T) {
+	tmp := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"malformed yaml", []string{"run", write("bad.yaml", "name: x\nworkload: {load: [\n")}, "bad.yaml:"},
+		{"unknown field", []string{"run", write("unk.yaml", "name: x\nworkload:\n  lod: 0.5\n")}, "unk.yaml:3: workload.lod"},
+		{"negative load", []string{"run", write("neg.yaml", "workload:\n  load: -0.5\n")}, "neg.yaml:2: workload.load"},
+		{"load >= 1", []string{"run", "--set", "workload.load=1"}, "workload.load"},
+		{"unknown scheduler", []string{"run", "--set", "nic.scheduler=magic"}, "nic.scheduler"},
+		{"missing cdf file", []string{"run", "--set", "workload.distribution=testdata/nope.cdf"}, "nope.cdf"},
+		{"non-monotone cdf", []string{"run", "--set", "workload.distribution=testdata/nonmonotone.cdf"}, "nonmonotone.cdf:3"},
+		{"cdf not ending at 1", []string{"run", "--set", "workload.distribution=testdata/short.cdf"}, "short.cdf"},
+		{"bad --set path", []string{"run", "--set", "nic.warp=9"}, "nic.warp"},
+		{"bad --set syntax", []string{"run", "--set", "nowhere"}, "--set"},
+		{"bad unit", []string{"run", "--set", "duration=10"}, "duration"},
+		{"unknown flag", []string{"run", "--bogus"}, "unknown flag"},
+		{"too many args", []string{"run", "a", "b"}, "arg"},
+		{"negative seed", []string{"run", "--seed", "-3"}, "--seed"},
+		{"validate missing file", []string{"validate", filepath.Join(tmp, "none.yaml")}, "none.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(tmp, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
+			args := append(append([]string(nil), tc.args...), "--out", out)
+			if tc.args[0] != "run" {
+				args = tc.args
+			}
+			code, _, stderr := runCLI(t, args...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if lines := strings.Count(strings.TrimRight(stderr, "\n"), "\n"); lines != 0 {
+				t.Errorf("stderr has %d lines, want one: %q", lines+1, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("output directory %s exists after bad input", out)
+			}
+		})
+	}
+}

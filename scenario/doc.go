@@ -1,0 +1,223 @@
+// Package scenario defines dcsim's scenario format: a YAML file (or a
+// built-in) that fixes everything one simulation depends on, so that the
+// same scenario and seed give the same flows, byte for byte.
+//
+// # Reading, checking, printing
+//
+//	s, err := scenario.Load("default", []string{"workload.load=0.8"})
+//	s, err := scenario.Parse("my.yaml", data, sets)
+//	err = s.Validate()   // Parse already did; for scenarios built in Go
+//	yaml := s.YAML()     // every field spelled out; Parse(yaml) == s
+//	dir := s.Hash()      // 16 hex digits of SHA-256(YAML()), for sweeps
+//
+// Every field has a default that applies when the field is absent (or
+// null); an explicit 0 or false is honoured. Unknown fields are errors.
+// Errors are one line, "FILE:LINE: field.path: reason", e.g.
+//
+//	scenario.yaml:12: workload.load: 1.4 is not in (0, 1)
+//
+// with "<builtin NAME>" as the file of a built-in scenario and
+// "--set a.b=value" in place of FILE:LINE when an override supplied the
+// bad value. A field left at its default has no line, so its error points
+// at its nearest ancestor that the input does contain.
+//
+// # Overrides
+//
+// A --set argument "a.b.c=value" replaces (or adds) one field in the YAML
+// tree before decoding, so its value reads exactly as in a file:
+// "nic.scheduler=storm", "switch.ecn.kmin=100KB",
+// "switch.wrr_weights=[1,2,4,8,1,1,1,1]". A list element is
+// "extra_workloads[0].load=0.02"; the index one past the end appends a new
+// element, so "extra_workloads[0].kind=incast" adds an incast to a
+// scenario that had none. A value is YAML: quote it ("name='on'") to keep
+// it a string.
+//
+// # Units
+//
+// Durations need a unit: ps, ns, us, ms or s ("10ms", "1.5us"; a bare 0
+// is allowed; "never" is no limit where a field allows it). Rates are SI
+// bits per second: bps, Kbps, Mbps, Gbps, Tbps ("100Gbps"; "Mb/s" and
+// "G" are accepted). Sizes are bytes with an optional unit, KB = 1000 B,
+// MB = 10^6 B, KiB = 1024 B, MiB = 2^20 B ("32MiB", "400KB", "4096").
+// Sizes print in the largest unit that is exact, so 4096 prints as 4KiB.
+// Go code sees Duration, Rate and Size, convertible to engine.Time,
+// engine.Rate and int64 bytes.
+//
+// # Fields
+//
+// Top level:
+//
+//	name          string   default: the file's base name without extension
+//	seed          uint64   1. Every random stream derives from it.
+//	duration      duration 10ms. Workloads start flows in [0, duration).
+//	drain_limit   duration 100ms. After duration the run continues until
+//	                       every flow finishes or drain_limit more has
+//	                       passed ("never": no limit).
+//	measure.warmup duration 0s. Summaries cover flows that start in
+//	                       [warmup, duration); must be below duration.
+//
+// topology: the network. Hosts are numbered from 0 in topology order.
+//
+//	kind            spine-leaf | star | dumbbell | fat-tree | file; spine-leaf
+//	leaves          8      spine-leaf: leaf switches
+//	hosts_per_leaf  16     spine-leaf: hosts under each leaf
+//	spines          4      spine-leaf: spines; one fabric_link from every
+//	                       leaf to every spine
+//	hosts           16     star: hosts on the one switch (at least 2)
+//	hosts_per_side  8      dumbbell: hosts on each of the two switches
+//	k               4      fat-tree: switch radix, even; k^3/4 hosts
+//	                       (REFERENCE.md 2.2)
+//	file            ""     file: a reference-model topology.txt
+//	                       (REFERENCE.md 2.3), read when the run is built
+//	host_link       100Gbps host to switch links
+//	fabric_link     400Gbps switch to switch links (spine-leaf, fat-tree)
+//	bottleneck_link 100Gbps dumbbell: the link between the two switches
+//	link_delay      1us    propagation delay of every link
+//
+// Every count is checked whatever the kind (at least 1; hosts at least 2;
+// at most 2^20 hosts in all), so that changing the kind never exposes a
+// bad value. A file topology sets its own rates and delays per link.
+//
+// switch: every switch (REFERENCE.md 3).
+//
+//	buffer            32MiB  shared buffer per switch
+//	pfc               true   lossless PFC per priority; false is lossy
+//	                         (tail drop)
+//	pfc_pause_expiry  false  false: a class stays paused until RESUME (the
+//	                         reference model); true: a PAUSE expires after
+//	                         pfc_pause_time (802.1Qbb quanta)
+//	pfc_pause_time    5us    pause length carried by PAUSE frames
+//	pfc_reserve       4KiB   guaranteed bytes per ingress (port, class)
+//	pfc_resume_offset 3KiB   RESUME hysteresis below the PFC threshold
+//	discipline        rr     egress service of classes 1-7: rr (round robin,
+//	                         one packet per visit; the reference), strict
+//	                         (lower class first) or wrr; class 0 is always
+//	                         served first
+//	wrr_weights       [1,1,1,1,1,1,1,1] packets per visit of classes 0-7
+//	                         under wrr; each at least 1
+//	lossy_queue_limit 0B     with pfc false: tail-drop limit per egress
+//	                         queue; 0 means only the shared buffer limits
+//	ecn.enabled       true   RED marking at dequeue (REFERENCE.md 3.4)
+//	ecn.base_rate     100Gbps the port rate kmin and kmax are given for;
+//	                         a port of rate R uses kmin*R/base_rate and
+//	                         kmax*R/base_rate (ECN.Thresholds)
+//	ecn.kmin          400KB  no marking at or below
+//	ecn.kmax          1600KB always marking above; kmin <= kmax
+//	ecn.pmax          0.2    marking probability just below kmax, in [0, 1]
+//	int               auto   INT stamping: auto (on when the CC algorithm
+//	                         asks for INT), on, off
+//
+// Headroom is not a setting: it follows REFERENCE.md 3.3 from each port's
+// rate and link delay.
+//
+// nic: every host RNIC and its RoCEv2 transport (REFERENCE.md 4, 6).
+//
+//	mtu               1000   payload bytes per full data packet (1-65536);
+//	                         headers come on top
+//	qp_mapping        per-flow per-flow (a QP per message), per-pair (one
+//	                         QP per ordered host pair) or pool:K (K QPs per
+//	                         pair, K >= 1); messages on a QP go FIFO
+//	data_class        3      priority class of data packets (1-7)
+//	ack_class         data   data: ACK/NACK travel in their data's class
+//	                         (reference); control: in class 0
+//	ack_interval      1      data packets per ACK (coalescing); 1 ACKs
+//	                         every packet
+//	nack_interval     500us  minimum gap between NACKs for the same gap
+//	rto               5ms    retransmission timeout (go-back-N from the
+//	                         last ACK); 0 or "never" disables it, as in
+//	                         the reference model
+//	cnp               ack_flag ack_flag: congestion is echoed as a flag on
+//	                         the ACK (reference); packet: separate CNPs in
+//	                         class 0
+//	cnp_interval      50us   cnp packet: at most one CNP per QP per interval
+//	realistic_headers false  true: 62 B of RoCEv2 headers (+16 B RETH on a
+//	                         WRITE's first packet) and 20 B of preamble and
+//	                         gap per frame instead of the reference 48 B
+//	scheduler         fair   the RNIC scheduler; see Schedulers
+//	<scheduler>       {}     that scheduler's parameters, e.g. nic.storm:
+//	                         {slots_backlog: 1}; printed fully defaulted
+//
+// cc: congestion control (REFERENCE.md 5).
+//
+//	min_rate    1Gbps  floor of every rate decrease; at most host_link
+//	algorithm   none   see Algorithms; none sends at line rate
+//	<algorithm> {}     that algorithm's parameters, e.g. cc.dcqcn: {...}
+//
+// A parameter sub-map is decoded into the struct the plugin's Params
+// returns, with that plugin's defaults for topology.host_link, and an
+// unknown key in it is an error. A sub-map for a registered plugin other
+// than the selected one is checked the same way and then dropped, so a
+// sweep may carry nic.storm.* while it sweeps nic.scheduler; YAML prints
+// only the selected plugin's.
+//
+// workload: the traffic; extra_workloads: a list of more generators of the
+// same shape running alongside it (e.g. an incast over a cloud
+// background), each element defaulted like workload.
+//
+//	kind          cloud  cloud | incast | flowlist | storage
+//	distribution  websearch  flow sizes: a built-in CDF (websearch, fbhdp,
+//	                     alistorage, googlerpc, webserver, homa_w1...; see
+//	                     workloads/cloud) or a CDF file path (a value with
+//	                     '/' or '.')
+//	load          0.5    offered load per host / host_link, in (0, 1)
+//	hosts         all    the hosts taking part: "all" or a list of indices
+//	                     and ranges, "0-15,32,40-47"
+//
+// A cloud workload: every host in hosts is a Poisson source at load,
+// sending to a uniformly drawn other host, sizes from distribution
+// (REFERENCE.md 7.3); it needs at least 2 hosts. The other kinds read a
+// sub-map named after the kind, which may appear only with that kind and
+// is printed only for it:
+//
+//	incast.senders        60     senders per event, drawn from hosts
+//	                             without the receiver
+//	incast.flow_size      500KB  bytes each sender sends per event
+//	incast.load_fraction  0.02   Poisson events whose bytes are this
+//	                             fraction of the hosts' aggregate capacity
+//	                             (the HPCC paper's "2% of load"); in (0, 1);
+//	                             ignored when period > 0
+//	incast.period         0s     > 0: one event at 0, period, 2*period, ...
+//	incast.receiver       -1     the receiving host; -1 draws one per event
+//	flowlist.file         ""     required: CSV src,dst,size_bytes,start_ns
+//	storage.servers       all    hosts that answer requests; clients are
+//	                             the workload's hosts
+//	storage.fan_out       4      servers per request; each sends a response
+//	                             to the client at the request time
+//	storage.response_size 0B     > 0: every response has this size
+//	storage.response_distribution alistorage  response sizes when
+//	                             response_size is 0
+//	storage.request_load  0.3    responses per client / host_link, in (0, 1);
+//	                             ignored when mean_interval > 0
+//	storage.mean_interval 0s     > 0: mean time between a client's requests
+//
+// The distribution and load fields are printed for every kind; only cloud
+// reads them, but they are checked for every kind.
+//
+// trace: the periodic sampler behind samples.parquet.
+//
+//	interval  0s   sampling period; 0 turns sampling off
+//	metrics   [queue_depth, pause_time, utilisation, qp_rate]  what to sample
+//
+// # Built-ins
+//
+// Builtins lists the scenarios Load knows by name: "default" is DESIGN.md's
+// default scenario (128-host 100G spine-leaf, WebSearch at 50%, fair
+// sharing) with a provisional duration of 2ms and cc none until a CC
+// algorithm lands; "incast-star" is a 15:1 incast on a 16-host star.
+//
+// # Plug-ins
+//
+// Schedulers and congestion-control algorithms are selected by name from
+// two tables in registry.go (no init side effects). Each entry is a Plugin:
+// a name, a line of documentation, a function that returns its parameter
+// struct filled with defaults for a line rate, and an optional check.
+// Adding an implementation is one line in the table.
+//
+// # Paths to files
+//
+// topology.file, workload.flowlist.file and CDF paths are used as written:
+// relative paths are relative to the working directory of the run, not to
+// the scenario file, so that the printed scenario means the same file
+// wherever it is copied. Validate reads no files; they are read, and
+// their errors reported, when the simulation is built.
+package scenario

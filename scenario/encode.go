@@ -1,0 +1,145 @@
+package scenario
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+
+	"github.com/dcsim/dcsim/engine"
+	"go.yaml.in/yaml/v3"
+)
+
+var marshalerType = reflect.TypeFor[yaml.Marshaler]()
+
+// YAML prints the scenario fully resolved: every field, defaults spelled
+// out, in schema order, with the active scheduler's and algorithm's
+// parameters under nic.<scheduler> and cc.<algorithm>. Parse reads it back
+// to an equal Scenario.
+func (s *Scenario) YAML() []byte {
+	root, err := encodeValue(reflect.ValueOf(s).Elem())
+	if err == nil {
+		err = appendParams(root, "nic", schedulers, s.NIC.Scheduler, s.NIC.Params, s.Topology.HostLink.R())
+	}
+	if err == nil {
+		err = appendParams(root, "cc", algorithms, s.CC.Algorithm, s.CC.Params, s.Topology.HostLink.R())
+	}
+	var buf bytes.Buffer
+	if err == nil {
+		enc := yaml.NewEncoder(&buf)
+		enc.SetIndent(2)
+		if err = enc.Encode(root); err == nil {
+			err = enc.Close()
+		}
+	}
+	if err != nil {
+		// Only a plugin's parameter struct with a field yaml cannot print
+		// gets here; TestPluginsRoundTrip guards every registered plugin.
+		panic(fmt.Sprintf("scenario: cannot print scenario %q: %v", s.Name, err))
+	}
+	return buf.Bytes()
+}
+
+// Hash is a stable hex digest of YAML(): the first 16 hex digits (64
+// bits) of its SHA-256. Equal scenarios hash equal; sweeps name run
+// directories by it. The hash follows the printed form, so a change to the
+// schema or its printing (a new field, say) changes every hash; a resumed
+// sweep then recomputes its points rather than mixing versions.
+func (s *Scenario) Hash() string {
+	sum := sha256.Sum256(s.YAML())
+	return hex.EncodeToString(sum[:8])
+}
+
+// appendParams adds "name: {params}" to the section's mapping. Params left
+// nil (a Scenario built in Go) print the plugin's defaults.
+func appendParams(root *yaml.Node, section string, table []Plugin, name string, params any, rate engine.Rate) error {
+	if params == nil {
+		p, ok := lookup(table, name)
+		if !ok || rate <= 0 {
+			return nil
+		}
+		params = p.Params(rate)
+	}
+	n, err := encodeValue(reflect.ValueOf(params))
+	if err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == section {
+			sec := root.Content[i+1]
+			sec.Content = append(sec.Content, scalarNode(name), n)
+			return nil
+		}
+	}
+	return fmt.Errorf("no %s section", section)
+}
+
+func scalarNode(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+}
+
+// encodeValue builds the node for v, mirroring decode: fields in struct
+// order, engine.Time and engine.Rate with units, lists of scalars in flow
+// style.
+func encodeValue(v reflect.Value) (*yaml.Node, error) {
+	if (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && v.IsNil() {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
+	}
+	if v.Type().Implements(marshalerType) {
+		out, err := v.Interface().(yaml.Marshaler).MarshalYAML()
+		if err != nil {
+			return nil, err
+		}
+		return encodePlain(out)
+	}
+	switch v.Type() {
+	case timeType:
+		return scalarNode(engine.Time(v.Int()).String()), nil
+	case rateType:
+		return scalarNode(engine.Rate(v.Int()).String()), nil
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return encodeValue(v.Elem())
+	case reflect.Struct:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, f := range fieldsOf(v.Type()) {
+			fv := v.Field(f.index)
+			if f.omitEmpty && fv.IsZero() {
+				continue
+			}
+			c, err := encodeValue(fv)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, scalarNode(f.name), c)
+		}
+		if len(n.Content) == 0 {
+			n.Style = yaml.FlowStyle
+		}
+		return n, nil
+	case reflect.Slice, reflect.Array:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+		for i := range v.Len() {
+			c, err := encodeValue(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			if c.Kind != yaml.ScalarNode {
+				n.Style = 0
+			}
+			n.Content = append(n.Content, c)
+		}
+		return n, nil
+	}
+	return encodePlain(v.Interface())
+}
+
+func encodePlain(x any) (*yaml.Node, error) {
+	var n yaml.Node
+	if err := n.Encode(x); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}

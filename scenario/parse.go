@@ -1,0 +1,121 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Parse reads a scenario from YAML. filename is used in error messages
+// and, when the input has no name field, for the scenario's name (its base
+// name without extension). Each of sets is a "dotted.path=value" override
+// applied to the YAML tree before decoding, so its value is read exactly
+// as if it were in the file. The scenario returned is valid. Errors are
+// *Error values: one line naming the file and line (or the --set) and the
+// field.
+func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
+	file := filename
+	if file == "" {
+		file = "<input>"
+	}
+	root, err := parseDocument(file, data)
+	if err != nil {
+		return nil, err
+	}
+	d := newDecoder(file)
+	for _, arg := range sets {
+		if err := d.applySet(root, arg); err != nil {
+			return nil, err
+		}
+	}
+	s := Default()
+	s.Name = defaultName(filename)
+	if err := d.decode(root, reflect.ValueOf(s).Elem(), ""); err != nil {
+		return nil, err
+	}
+	s.Workload.normalise()
+	for i := range s.ExtraWorkloads {
+		s.ExtraWorkloads[i].normalise()
+	}
+	if err := d.resolvePlugins(s); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return nil, d.locate(buildIndex(root), fe)
+		}
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
+	return s, nil
+}
+
+// parseDocument parses data into the top-level mapping node. Empty input
+// is an empty mapping: every field at its default.
+func parseDocument(file string, data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if err == io.EOF {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
+	}
+	if err != nil {
+		return nil, syntaxError(file, err)
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		if len(extra.Content) > 0 {
+			extra.Line = extra.Content[0].Line
+		}
+		return nil, &Error{File: file, Line: extra.Line, Msg: "more than one YAML document; a scenario is one mapping"}
+	case err != io.EOF:
+		return nil, syntaxError(file, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
+	}
+	root := doc.Content[0]
+	if isNull(root) {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line}, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: file, Line: root.Line, Msg: fmt.Sprintf("want a mapping of scenario fields at the top level, got %s", kindName(root))}
+	}
+	return root, nil
+}
+
+func defaultName(filename string) string {
+	if filename == "" || strings.HasPrefix(filename, "<") {
+		return ""
+	}
+	base := filepath.Base(filename)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// Load returns the built-in scenario called nameOrPath, or else parses the
+// YAML file at that path; sets are applied as in Parse. A name with a path
+// separator or a .yaml/.yml extension is always a file.
+func Load(nameOrPath string, sets []string) (*Scenario, error) {
+	isFile := strings.ContainsAny(nameOrPath, `/\`) || strings.HasSuffix(nameOrPath, ".yaml") || strings.HasSuffix(nameOrPath, ".yml")
+	if !isFile {
+		if b, ok := lookupBuiltin(nameOrPath); ok {
+			return Parse(builtinFile(b.Name), []byte(b.text), sets)
+		}
+	}
+	data, err := os.ReadFile(nameOrPath)
+	if err != nil {
+		if !isFile && errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("scenario %q is neither a built-in (%s) nor a file", nameOrPath, builtinNames())
+		}
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	return Parse(nameOrPath, data, sets)
+}

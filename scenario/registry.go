@@ -1,0 +1,111 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dcsim/dcsim/engine"
+)
+
+// Plugin is one implementation a scenario can select by name: an RNIC
+// scheduler (nic.scheduler) or a congestion-control algorithm
+// (cc.algorithm). Its knobs live in a sub-map under its own name
+// (nic.storm: {...}, cc.dcqcn: {...}), decoded strictly into the struct
+// that Params returns.
+type Plugin struct {
+	// Name is what nic.scheduler or cc.algorithm says, and the key of the
+	// sub-map; lower case, words joined by '-'.
+	Name string
+	// Doc is one line for listings.
+	Doc string
+	// Params returns a new pointer to the plugin's parameter struct, filled
+	// with its defaults for a NIC of rate lineRate (REFERENCE.md scales
+	// several defaults with the rate). Exported fields carry snake_case
+	// yaml tags. engine.Time and engine.Rate fields read and print with
+	// units like Duration and Rate; other fields as plain YAML values (so a
+	// byte count is an int64 written as a number). A parameter struct
+	// cannot use this package's types: plugins sit below scenario.
+	Params func(lineRate engine.Rate) any
+	// Validate checks decoded params (the pointer Params returned); nil
+	// checks nothing. A *FieldError's Path is relative to the sub-map
+	// ("slots_backlog"), so the error lands on that field's line.
+	Validate func(params any) error
+}
+
+// NoParams is the parameter struct of a plugin without knobs; it prints
+// as "{}".
+type NoParams struct{}
+
+func noParams(engine.Rate) any { return &NoParams{} }
+
+// schedulers are the RNIC schedulers, in listing order. Adding one is one
+// line here.
+var schedulers = []Plugin{
+	{Name: "fair", Doc: "packet-level round robin over QPs, all data in one class (reference model)", Params: noParams},
+	{Name: "fair-message", Doc: "round robin over QPs, serving a whole message before moving on", Params: noParams},
+}
+
+// algorithms are the congestion-control algorithms, in listing order.
+// Adding one is one line here.
+var algorithms = []Plugin{
+	{Name: "none", Doc: "no congestion control: every QP sends at line rate", Params: noParams},
+}
+
+// Schedulers lists the RNIC schedulers nic.scheduler may name.
+func Schedulers() []Plugin { return append([]Plugin(nil), schedulers...) }
+
+// Algorithms lists the congestion-control algorithms cc.algorithm may name.
+func Algorithms() []Plugin { return append([]Plugin(nil), algorithms...) }
+
+// LookupScheduler returns the scheduler called name.
+func LookupScheduler(name string) (Plugin, bool) { return lookup(schedulers, name) }
+
+// LookupAlgorithm returns the congestion-control algorithm called name.
+func LookupAlgorithm(name string) (Plugin, bool) { return lookup(algorithms, name) }
+
+func lookup(table []Plugin, name string) (Plugin, bool) {
+	for _, p := range table {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Plugin{}, false
+}
+
+func mustPlugin(table []Plugin, name string) Plugin {
+	p, ok := lookup(table, name)
+	if !ok {
+		panic(fmt.Sprintf("scenario: default plugin %q is not registered", name))
+	}
+	return p
+}
+
+func pluginNames(table []Plugin) string {
+	names := make([]string, len(table))
+	for i, p := range table {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// SetScheduler selects the RNIC scheduler called name, with its default
+// parameters for the scenario's host link rate.
+func (s *Scenario) SetScheduler(name string) error {
+	p, ok := LookupScheduler(name)
+	if !ok {
+		return fmt.Errorf("nic.scheduler: unknown scheduler %q (valid: %s)", name, pluginNames(schedulers))
+	}
+	s.NIC.Scheduler, s.NIC.Params = name, p.Params(s.Topology.HostLink.R())
+	return nil
+}
+
+// SetAlgorithm selects the congestion-control algorithm called name, with
+// its default parameters for the scenario's host link rate.
+func (s *Scenario) SetAlgorithm(name string) error {
+	p, ok := LookupAlgorithm(name)
+	if !ok {
+		return fmt.Errorf("cc.algorithm: unknown algorithm %q (valid: %s)", name, pluginNames(algorithms))
+	}
+	s.CC.Algorithm, s.CC.Params = name, p.Params(s.Topology.HostLink.R())
+	return nil
+}

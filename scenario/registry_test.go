@@ -1,0 +1,180 @@
+package scenario
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/google/go-cmp/cmp"
+)
+
+// testParams stands for a real plugin's parameter struct: engine types, a
+// float, a bool, a list and a nested struct.
+type testParams struct {
+	RateAI   engine.Rate `yaml:"rate_ai"`
+	Timer    engine.Time `yaml:"timer"`
+	Gain     float64     `yaml:"gain"`
+	Window   bool        `yaml:"window"`
+	Slots    int         `yaml:"slots"`
+	Bytes    int64       `yaml:"bytes"`
+	Levels   []int64     `yaml:"levels"`
+	Guard    string      `yaml:"guard"`
+	Inner    testInner   `yaml:"inner"`
+	internal int
+}
+
+type testInner struct {
+	Chunk Size `yaml:"chunk"`
+}
+
+func testPlugin(name string) Plugin {
+	return Plugin{
+		Name: name,
+		Doc:  "test plugin",
+		Params: func(r engine.Rate) any {
+			// Scales with the line rate like REFERENCE.md's 5*bw/25 Mb/s.
+			return &testParams{RateAI: r / 5000, Timer: 300 * engine.Microsecond, Gain: 1.0 / 256,
+				Slots: 1, Levels: []int64{70_000, 1_785_000}, Guard: "stall"}
+		},
+		Validate: func(p any) error {
+			tp := p.(*testParams)
+			if tp.Slots < 1 {
+				return &FieldError{Path: "slots", Msg: "must be at least 1"}
+			}
+			if tp.Guard != "stall" && tp.Guard != "inherit" {
+				return errors.New("guard is neither stall nor inherit")
+			}
+			return nil
+		},
+	}
+}
+
+// withPlugins registers test plugins for the duration of the test.
+func withPlugins(t *testing.T) {
+	t.Helper()
+	oldS, oldA := schedulers, algorithms
+	schedulers = append(append([]Plugin(nil), schedulers...), testPlugin("tsched"))
+	algorithms = append(append([]Plugin(nil), algorithms...), testPlugin("talg"))
+	t.Cleanup(func() { schedulers, algorithms = oldS, oldA })
+}
+
+func TestPluginParams(t *testing.T) {
+	withPlugins(t)
+	in := `topology: {host_link: 25Gbps}
+nic:
+  scheduler: tsched
+  tsched:
+    timer: 55us
+    levels: [1, 2, 3]
+    inner: {chunk: 4KiB}
+cc:
+  algorithm: talg
+`
+	s, err := Parse("p.yaml", []byte(in), []string{"nic.tsched.gain=0.5", "cc.talg.window=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &testParams{RateAI: 5 * engine.Mbps, Timer: 55 * engine.Microsecond, Gain: 0.5, Slots: 1,
+		Levels: []int64{1, 2, 3}, Guard: "stall", Inner: testInner{Chunk: 4096}}
+	if diff := cmp.Diff(want, s.NIC.Params, cmp.AllowUnexported(testParams{})); diff != "" {
+		t.Errorf("nic params (-want +got):\n%s", diff)
+	}
+	wantCC := testPlugin("").Params(25 * engine.Gbps).(*testParams)
+	wantCC.Window = true
+	if diff := cmp.Diff(wantCC, s.CC.Params, cmp.AllowUnexported(testParams{})); diff != "" {
+		t.Errorf("cc params (-want +got):\n%s", diff)
+	}
+	y := string(s.YAML())
+	for _, line := range []string{"  tsched:\n    rate_ai: 5Mbps\n    timer: 55us\n", "    levels: [1, 2, 3]\n", "    inner:\n      chunk: 4KiB\n", "  talg:\n    rate_ai: 5Mbps\n"} {
+		if !strings.Contains(y, line) {
+			t.Errorf("printed scenario lacks %q:\n%s", line, y)
+		}
+	}
+	s2, err := Parse("p2.yaml", []byte(y), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Name = s.Name
+	if diff := cmp.Diff(s, s2, cmp.AllowUnexported(testParams{})); diff != "" {
+		t.Errorf("round trip (-orig +reparsed):\n%s", diff)
+	}
+}
+
+func TestPluginErrors(t *testing.T) {
+	withPlugins(t)
+	for _, tt := range []struct{ in, want string }{
+		{"nic:\n  scheduler: tsched\n  tsched:\n    slots: 0\n",
+			"p.yaml:4: nic.tsched.slots: must be at least 1"},
+		{"nic:\n  scheduler: tsched\n  tsched:\n    guard: maybe\n",
+			"p.yaml:3: nic.tsched: guard is neither stall nor inherit"},
+		{"nic:\n  scheduler: tsched\n  tsched:\n    timer: 5\n",
+			`p.yaml:4: nic.tsched.timer: bad duration "5": want a number with a unit (ps, ns, us, ms, s)`},
+		{"nic:\n  scheduler: tsched\n  tsched:\n    rate_ai: fast\n",
+			`p.yaml:4: nic.tsched.rate_ai: bad rate "fast": want a number with a unit (bps, Kbps, Mbps, Gbps, Tbps)`},
+		{"cc:\n  algorithm: talg\n  talg:\n\n    slotz: 2\n",
+			`p.yaml:5: cc.talg.slotz: unknown field "slotz" (valid: rate_ai, timer, gain, window, slots, bytes, levels, guard, inner)`},
+		{"cc:\n  talg: {inner: {chunk: 1, x: 2}}\n",
+			`p.yaml:2: cc.talg.inner.x: unknown field "x" (valid: chunk)`},
+		// The default for an absent sub-map is validated too, on the
+		// selector's line.
+		{"cc:\n  algorithm: none\n", ""},
+	} {
+		_, err := Parse("p.yaml", []byte(tt.in), nil)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%q:\ngot  %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestPluginsRoundTrip checks every registered plugin: its defaults print
+// and read back equal, at two line rates, and pass its own Validate.
+func TestPluginsRoundTrip(t *testing.T) {
+	for _, table := range []struct {
+		section string
+		plugins []Plugin
+	}{{"nic", Schedulers()}, {"cc", Algorithms()}} {
+		for _, p := range table.plugins {
+			for _, rate := range []string{"100Gbps", "25Gbps"} {
+				sel := "nic.scheduler="
+				if table.section == "cc" {
+					sel = "cc.algorithm="
+				}
+				s, err := Load("default", []string{sel + p.Name, "topology.host_link=" + rate})
+				if err != nil {
+					t.Errorf("%s %s at %s: %v", table.section, p.Name, rate, err)
+					continue
+				}
+				checkRoundTrip(t, s)
+			}
+		}
+	}
+}
+
+// TestPluginNames: a plugin name must not shadow a field of its section,
+// and names are unique.
+func TestPluginNames(t *testing.T) {
+	for _, c := range []struct {
+		typ     reflect.Type
+		plugins []Plugin
+	}{{reflect.TypeFor[NIC](), schedulers}, {reflect.TypeFor[CC](), algorithms}} {
+		seen := map[string]bool{}
+		for _, f := range fieldsOf(c.typ) {
+			seen[f.name] = true
+		}
+		for _, p := range c.plugins {
+			if seen[p.Name] {
+				t.Errorf("%s: plugin %q collides with a field or another plugin", c.typ, p.Name)
+			}
+			seen[p.Name] = true
+			if p.Params == nil || p.Doc == "" {
+				t.Errorf("%s: plugin %q lacks Params or Doc", c.typ, p.Name)
+			}
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package scenario
+
+import (
+	"math"
+
+	"github.com/dcsim/dcsim/engine"
+)
+
+// Scenario is one simulation, fully described. doc.go documents every
+// field with its unit and default; Default returns the defaults.
+type Scenario struct {
+	Name           string     `yaml:"name"`
+	Seed           uint64     `yaml:"seed"`
+	Duration       Duration   `yaml:"duration"`
+	DrainLimit     Duration   `yaml:"drain_limit"`
+	Measure        Measure    `yaml:"measure"`
+	Topology       Topology   `yaml:"topology"`
+	Switch         Switch     `yaml:"switch"`
+	NIC            NIC        `yaml:"nic"`
+	CC             CC         `yaml:"cc"`
+	Workload       Workload   `yaml:"workload"`
+	ExtraWorkloads []Workload `yaml:"extra_workloads"`
+	Trace          Trace      `yaml:"trace"`
+}
+
+// Measure selects the flows that summaries cover.
+type Measure struct {
+	Warmup Duration `yaml:"warmup"`
+}
+
+// Topology kinds.
+const (
+	SpineLeaf = "spine-leaf"
+	Star      = "star"
+	Dumbbell  = "dumbbell"
+	FatTree   = "fat-tree"
+	TopoFile  = "file"
+)
+
+var topologyKinds = []string{SpineLeaf, Star, Dumbbell, FatTree, TopoFile}
+
+// Topology is the network: its shape, link rates and delays.
+type Topology struct {
+	Kind           string   `yaml:"kind"`
+	Leaves         int      `yaml:"leaves"`
+	HostsPerLeaf   int      `yaml:"hosts_per_leaf"`
+	Spines         int      `yaml:"spines"`
+	Hosts          int      `yaml:"hosts"`
+	HostsPerSide   int      `yaml:"hosts_per_side"`
+	K              int      `yaml:"k"`
+	File           string   `yaml:"file"`
+	HostLink       Rate     `yaml:"host_link"`
+	FabricLink     Rate     `yaml:"fabric_link"`
+	BottleneckLink Rate     `yaml:"bottleneck_link"`
+	LinkDelay      Duration `yaml:"link_delay"`
+}
+
+// HostCount is the number of hosts the topology has; ok is false for a
+// topology file, whose size is known only once the file is read.
+func (t *Topology) HostCount() (n int, ok bool) {
+	switch t.Kind {
+	case SpineLeaf:
+		return t.Leaves * t.HostsPerLeaf, true
+	case Star:
+		return t.Hosts, true
+	case Dumbbell:
+		return 2 * t.HostsPerSide, true
+	case FatTree:
+		return t.K * t.K * t.K / 4, true
+	}
+	return 0, false
+}
+
+// Switch queue disciplines (REFERENCE.md 3.1).
+const (
+	DisciplineRR     = "rr"
+	DisciplineStrict = "strict"
+	DisciplineWRR    = "wrr"
+)
+
+var disciplines = []string{DisciplineRR, DisciplineStrict, DisciplineWRR}
+
+// INT modes.
+const (
+	INTAuto = "auto"
+	INTOn   = "on"
+	INTOff  = "off"
+)
+
+var intModes = []string{INTAuto, INTOn, INTOff}
+
+// Switch is the configuration shared by every switch.
+type Switch struct {
+	Buffer          Size     `yaml:"buffer"`
+	PFC             bool     `yaml:"pfc"`
+	PFCPauseExpiry  bool     `yaml:"pfc_pause_expiry"`
+	PFCPauseTime    Duration `yaml:"pfc_pause_time"`
+	PFCReserve      Size     `yaml:"pfc_reserve"`
+	PFCResumeOffset Size     `yaml:"pfc_resume_offset"`
+	Discipline      string   `yaml:"discipline"`
+	WRRWeights      [8]int   `yaml:"wrr_weights"`
+	LossyQueueLimit Size     `yaml:"lossy_queue_limit"`
+	ECN             ECN      `yaml:"ecn"`
+	INT             string   `yaml:"int"`
+}
+
+// ECN is RED marking at dequeue (REFERENCE.md 3.4). KMin and KMax are
+// given for a port of rate BaseRate and scale linearly with the port rate.
+type ECN struct {
+	Enabled  bool    `yaml:"enabled"`
+	BaseRate Rate    `yaml:"base_rate"`
+	KMin     Size    `yaml:"kmin"`
+	KMax     Size    `yaml:"kmax"`
+	PMax     float64 `yaml:"pmax"`
+}
+
+// Thresholds returns kmin and kmax for a port of rate r: the configured
+// values times r/BaseRate, rounded down to whole bytes.
+func (e *ECN) Thresholds(r engine.Rate) (kmin, kmax int64) {
+	return scaleBytes(int64(e.KMin), r, engine.Rate(e.BaseRate)), scaleBytes(int64(e.KMax), r, engine.Rate(e.BaseRate))
+}
+
+func scaleBytes(b int64, num, den engine.Rate) int64 {
+	if den <= 0 || num <= 0 {
+		return b
+	}
+	// Rates are whole bit/s and thresholds whole bytes; go through float
+	// only if the exact product would overflow.
+	if num%den == 0 {
+		m := int64(num / den)
+		if b > math.MaxInt64/m {
+			return math.MaxInt64
+		}
+		return b * m
+	}
+	return int64(float64(b) * float64(num) / float64(den))
+}
+
+// ACK classes and CNP modes.
+const (
+	ACKClassData    = "data"
+	ACKClassControl = "control"
+	CNPAckFlag      = "ack_flag"
+	CNPPacket       = "packet"
+)
+
+var (
+	ackClasses = []string{ACKClassData, ACKClassControl}
+	cnpModes   = []string{CNPAckFlag, CNPPacket}
+)
+
+// NIC is the host RNIC and its RoCEv2 transport.
+type NIC struct {
+	MTU              int       `yaml:"mtu"`
+	QPMapping        QPMapping `yaml:"qp_mapping"`
+	DataClass        int       `yaml:"data_class"`
+	ACKClass         string    `yaml:"ack_class"`
+	ACKInterval      int       `yaml:"ack_interval"`
+	NACKInterval     Duration  `yaml:"nack_interval"`
+	RTO              Duration  `yaml:"rto"`
+	CNP              string    `yaml:"cnp"`
+	CNPInterval      Duration  `yaml:"cnp_interval"`
+	RealisticHeaders bool      `yaml:"realistic_headers"`
+	Scheduler        string    `yaml:"scheduler"`
+	// Params is the active scheduler's parameter struct: the pointer its
+	// Plugin.Params returned, decoded from nic.<scheduler>. It prints
+	// under that key.
+	Params any `yaml:"-"`
+}
+
+// CC is the congestion control run by every QP.
+type CC struct {
+	MinRate   Rate   `yaml:"min_rate"`
+	Algorithm string `yaml:"algorithm"`
+	// Params is the active algorithm's parameter struct, decoded from
+	// cc.<algorithm>.
+	Params any `yaml:"-"`
+}
+
+// Workload kinds.
+const (
+	Cloud    = "cloud"
+	Incast   = "incast"
+	Flowlist = "flowlist"
+	Storage  = "storage"
+)
+
+var workloadKinds = []string{Cloud, Incast, Flowlist, Storage}
+
+// Workload is one traffic generator. Exactly the sub-struct of its kind
+// is non-nil (none for cloud).
+type Workload struct {
+	Kind         string          `yaml:"kind"`
+	Distribution string          `yaml:"distribution"`
+	Load         float64         `yaml:"load"`
+	Hosts        HostSet         `yaml:"hosts"`
+	Incast       *IncastParams   `yaml:"incast,omitempty"`
+	Flowlist     *FlowlistParams `yaml:"flowlist,omitempty"`
+	Storage      *StorageParams  `yaml:"storage,omitempty"`
+}
+
+// IncastParams are the fields of an incast workload.
+type IncastParams struct {
+	Senders      int      `yaml:"senders"`
+	FlowSize     Size     `yaml:"flow_size"`
+	LoadFraction float64  `yaml:"load_fraction"`
+	Period       Duration `yaml:"period"`
+	Receiver     int      `yaml:"receiver"`
+}
+
+// FlowlistParams are the fields of a flowlist workload.
+type FlowlistParams struct {
+	File string `yaml:"file"`
+}
+
+// StorageParams are the fields of a storage (fan-out) workload.
+type StorageParams struct {
+	Servers              HostSet  `yaml:"servers"`
+	FanOut               int      `yaml:"fan_out"`
+	ResponseSize         Size     `yaml:"response_size"`
+	ResponseDistribution string   `yaml:"response_distribution"`
+	RequestLoad          float64  `yaml:"request_load"`
+	MeanInterval         Duration `yaml:"mean_interval"`
+}
+
+// RandomReceiver as IncastParams.Receiver draws each event's receiver.
+const RandomReceiver = -1
+
+// Trace metrics.
+const (
+	MetricQueueDepth  = "queue_depth"
+	MetricPauseTime   = "pause_time"
+	MetricUtilisation = "utilisation"
+	MetricQPRate      = "qp_rate"
+)
+
+var traceMetrics = []string{MetricQueueDepth, MetricPauseTime, MetricUtilisation, MetricQPRate}
+
+// Trace configures the periodic sampler.
+type Trace struct {
+	Interval Duration `yaml:"interval"`
+	Metrics  []string `yaml:"metrics"`
+}
+
+// Default returns the scenario in which every field has its default; its
+// Name is empty. The defaults are DESIGN.md's default scenario.
+func Default() *Scenario {
+	s := &Scenario{
+		Seed:       1,
+		Duration:   Duration(10 * engine.Millisecond),
+		DrainLimit: Duration(100 * engine.Millisecond),
+		Topology: Topology{
+			Kind:           SpineLeaf,
+			Leaves:         8,
+			HostsPerLeaf:   16,
+			Spines:         4,
+			Hosts:          16,
+			HostsPerSide:   8,
+			K:              4,
+			HostLink:       Rate(100 * engine.Gbps),
+			FabricLink:     Rate(400 * engine.Gbps),
+			BottleneckLink: Rate(100 * engine.Gbps),
+			LinkDelay:      Duration(engine.Microsecond),
+		},
+		Switch: Switch{
+			Buffer:          Size(32 * engine.MiB),
+			PFC:             true,
+			PFCPauseTime:    Duration(5 * engine.Microsecond),
+			PFCReserve:      4096,
+			PFCResumeOffset: 3072,
+			Discipline:      DisciplineRR,
+			WRRWeights:      [8]int{1, 1, 1, 1, 1, 1, 1, 1},
+			ECN: ECN{
+				Enabled:  true,
+				BaseRate: Rate(100 * engine.Gbps),
+				KMin:     Size(400 * engine.KB),
+				KMax:     Size(1600 * engine.KB),
+				PMax:     0.2,
+			},
+			INT: INTAuto,
+		},
+		NIC: NIC{
+			MTU:          1000,
+			DataClass:    3,
+			ACKClass:     ACKClassData,
+			ACKInterval:  1,
+			NACKInterval: Duration(500 * engine.Microsecond),
+			RTO:          Duration(5 * engine.Millisecond),
+			CNP:          CNPAckFlag,
+			CNPInterval:  Duration(50 * engine.Microsecond),
+			Scheduler:    "fair",
+		},
+		CC: CC{
+			MinRate:   Rate(engine.Gbps),
+			Algorithm: "none",
+		},
+		Workload: defaultWorkload(),
+		Trace: Trace{
+			Metrics: append([]string(nil), traceMetrics...),
+		},
+	}
+	s.NIC.Params = mustPlugin(schedulers, s.NIC.Scheduler).Params(s.Topology.HostLink.R())
+	s.CC.Params = mustPlugin(algorithms, s.CC.Algorithm).Params(s.Topology.HostLink.R())
+	return s
+}
+
+func defaultWorkload() Workload {
+	return Workload{Kind: Cloud, Distribution: "websearch", Load: 0.5, Hosts: AllHosts}
+}
+
+func defaultIncast() *IncastParams {
+	return &IncastParams{Senders: 60, FlowSize: Size(500 * engine.KB), LoadFraction: 0.02, Receiver: RandomReceiver}
+}
+
+func defaultFlowlist() *FlowlistParams { return &FlowlistParams{} }
+
+func defaultStorage() *StorageParams {
+	return &StorageParams{Servers: AllHosts, FanOut: 4, ResponseDistribution: "alistorage", RequestLoad: 0.3}
+}
+
+// setDefaults implementations let the decoder default a list element or
+// a sub-map that appears in the input.
+func (w *Workload) setDefaults()       { *w = defaultWorkload() }
+func (p *IncastParams) setDefaults()   { *p = *defaultIncast() }
+func (p *FlowlistParams) setDefaults() { *p = *defaultFlowlist() }
+func (p *StorageParams) setDefaults()  { *p = *defaultStorage() }
+
+// normalise gives the workload's kind its sub-struct, with defaults if the
+// input had none. A sub-struct of another kind stays, for Validate to
+// report.
+func (w *Workload) normalise() {
+	if w.Kind == Incast && w.Incast == nil {
+		w.Incast = defaultIncast()
+	}
+	if w.Kind == Flowlist && w.Flowlist == nil {
+		w.Flowlist = defaultFlowlist()
+	}
+	if w.Kind == Storage && w.Storage == nil {
+		w.Storage = defaultStorage()
+	}
+}

@@ -1,0 +1,514 @@
+package scenario
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/workloads/cloud"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		sets []string
+		want string
+	}{
+		{"malformed yaml", "name: x\nworkload: [\n", nil,
+			"scenario.yaml:2: did not find expected node content"},
+		{"bad indentation", "name: x\n  seed: 2\n", nil,
+			"scenario.yaml:2: mapping values are not allowed in this context"},
+		{"two documents", "name: a\n---\nname: b\n", nil,
+			"scenario.yaml:3: more than one YAML document; a scenario is one mapping"},
+		{"top level list", "- 1\n- 2\n", nil,
+			"scenario.yaml:1: want a mapping of scenario fields at the top level, got a list"},
+		{"unknown top field", "name: x\nseeds: 3\n", nil,
+			`scenario.yaml:2: seeds: unknown field "seeds" (valid: name, seed, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace)`},
+		{"unknown nested field", "switch:\n  ecn:\n    kmn: 1KB\n", nil,
+			`scenario.yaml:3: switch.ecn.kmn: unknown field "kmn" (valid: enabled, base_rate, kmin, kmax, pmax)`},
+		{"duplicate field", "seed: 1\nseed: 2\n", nil,
+			"scenario.yaml:2: seed: set twice (first at line 1)"},
+		{"negative load", "workload:\n  kind: cloud\n  load: -0.1\n", nil,
+			"scenario.yaml:3: workload.load: -0.1 is not in (0, 1)"},
+		{"load 1", "workload:\n  load: 1\n", nil,
+			"scenario.yaml:2: workload.load: 1 is not in (0, 1)"},
+		{"load above 1", "\n\n\n\n\n\n\n\n\n\n\nworkload: {load: 1.4}\n", nil,
+			"scenario.yaml:12: workload.load: 1.4 is not in (0, 1)"},
+		{"load 0", "workload:\n  load: 0\n", nil,
+			"scenario.yaml:2: workload.load: 0 is not in (0, 1)"},
+		{"load nan", "workload:\n  load: .nan\n", nil,
+			"scenario.yaml:2: workload.load: NaN is not in (0, 1)"},
+		{"load not a number", "workload:\n  load: half\n", nil,
+			`scenario.yaml:2: workload.load: want a number, got "half"`},
+		{"unknown scheduler", "nic:\n  scheduler: lottery\n", nil,
+			`scenario.yaml:2: nic.scheduler: unknown scheduler "lottery" (valid: fair, fair-message)`},
+		{"unknown cc", "cc:\n  algorithm: bbr\n", nil,
+			`scenario.yaml:2: cc.algorithm: unknown algorithm "bbr" (valid: none)`},
+		{"unknown key under scheduler", "nic:\n  scheduler: fair\n  fair:\n    quantum: 3\n", nil,
+			`scenario.yaml:4: nic.fair.quantum: unknown field "quantum": nic.fair takes no parameters`},
+		{"unknown key under inactive scheduler", "nic:\n  fair-message: {x: 1}\n", nil,
+			`scenario.yaml:2: nic.fair-message.x: unknown field "x": nic.fair-message takes no parameters`},
+		{"too many hosts", "topology: {leaves: 2000, hosts_per_leaf: 1000}\n", nil,
+			"scenario.yaml:1: topology.hosts_per_leaf: 2000000 hosts is more than the limit of 1048576"},
+		{"unregistered sub-map", "nic:\n  storm: {slots: 1}\n", nil,
+			`scenario.yaml:2: nic.storm: unknown field "storm" (valid: mtu, qp_mapping, data_class, ack_class, ack_interval, nack_interval, rto, cnp, cnp_interval, realistic_headers, scheduler; or a scheduler's name for its parameters: fair, fair-message)`},
+		{"duration without unit", "duration: 10\n", nil,
+			`scenario.yaml:1: duration: bad duration "10": want a number with a unit (ps, ns, us, ms, s)`},
+		{"rate with a bad unit", "topology:\n  host_link: 100Mbit\n", nil,
+			`scenario.yaml:2: topology.host_link: bad rate "100Mbit": want a number with a unit (bps, Kbps, Mbps, Gbps, Tbps)`},
+		{"size with a bad unit", "switch:\n  buffer: 32 megs\n", nil,
+			`scenario.yaml:2: switch.buffer: bad size "32 megs": want bytes with an optional unit (B, KB, KiB, MB, MiB, GB, GiB)`},
+		{"zero rate", "topology:\n  fabric_link: 0\n", nil,
+			"scenario.yaml:2: topology.fabric_link: must be a positive rate, got 0bps"},
+		{"mapping for a scalar", "seed: {a: 1}\n", nil,
+			"scenario.yaml:1: seed: want a single value, got a mapping"},
+		{"list for a struct", "switch: [1, 2]\n", nil,
+			"scenario.yaml:1: switch: want a mapping, got a list"},
+		{"float for an int", "nic:\n  mtu: 1000.5\n", nil,
+			`scenario.yaml:2: nic.mtu: want an integer, got "1000.5"`},
+		{"yes is not a bool", "switch:\n  pfc: yes\n", nil,
+			`scenario.yaml:2: switch.pfc: want true or false, got "yes"`},
+		{"negative seed", "seed: -1\n", nil,
+			`scenario.yaml:1: seed: want a non-negative integer, got "-1"`},
+		{"kmin above kmax", "switch:\n  ecn:\n    kmin: 2MB\n    kmax: 1MB\n", nil,
+			"scenario.yaml:3: switch.ecn.kmin: 2MB is above kmax (1MB)"},
+		{"kmin above default kmax", "switch:\n  ecn: {kmin: 2MB}\n", nil,
+			"scenario.yaml:2: switch.ecn.kmin: 2MB is above kmax (1600KB)"},
+		{"pmax above 1", "switch:\n  ecn: {pmax: 1.5}\n", nil,
+			"scenario.yaml:2: switch.ecn.pmax: 1.5 is not in [0, 1]"},
+		{"wrr weights count", "switch:\n  wrr_weights: [1, 2]\n", nil,
+			"scenario.yaml:2: switch.wrr_weights: want 8 values, got 2"},
+		{"wrr weight zero", "switch:\n  wrr_weights: [1, 1, 1, 0, 1, 1, 1, 1]\n", nil,
+			"scenario.yaml:2: switch.wrr_weights[3]: must be at least 1, got 0"},
+		{"mtu 0", "nic:\n  mtu: 0\n", nil,
+			"scenario.yaml:2: nic.mtu: must be in [1, 65536], got 0"},
+		{"pool:0", "nic:\n  qp_mapping: pool:0\n", nil,
+			`scenario.yaml:2: nic.qp_mapping: "pool:0": the pool size must be at least 1`},
+		{"bad qp mapping", "nic:\n  qp_mapping: per-host\n", nil,
+			`scenario.yaml:2: nic.qp_mapping: unknown mapping "per-host" (valid: per-flow, per-pair, pool:K)`},
+		{"data class 0", "nic: {data_class: 0}\n", nil,
+			"scenario.yaml:1: nic.data_class: must be in [1, 7], got 0"},
+		{"flowlist without file", "workload:\n  kind: flowlist\n", nil,
+			"scenario.yaml:1: workload.flowlist.file: required when workload.kind is flowlist"},
+		{"flowlist with empty file", "workload:\n  kind: flowlist\n  flowlist:\n    file: ''\n", nil,
+			"scenario.yaml:4: workload.flowlist.file: required when workload.kind is flowlist"},
+		{"sub-map of another kind", "workload:\n  kind: cloud\n  incast: {senders: 3}\n", nil,
+			"scenario.yaml:3: workload.incast: only allowed when workload.kind is incast (it is cloud)"},
+		{"unknown workload kind", "workload: {kind: simai}\n", nil,
+			`scenario.yaml:1: workload.kind: unknown workload kind "simai" (valid: cloud, incast, flowlist, storage)`},
+		{"unknown distribution", "workload: {distribution: websearh}\n", nil,
+			`scenario.yaml:1: workload.distribution: unknown distribution "websearh" (valid: ` + strings.Join(cloud.BuiltinNames(), ", ") + ")"},
+		{"too many incast senders", "topology: {kind: star, hosts: 16}\nworkload:\n  kind: incast\n", nil,
+			"scenario.yaml:2: workload.incast.senders: 60 senders but only 15 hosts besides the receiver"},
+		{"host out of range", "topology: {kind: star, hosts: 4}\nworkload: {hosts: 0-4}\n", nil,
+			"scenario.yaml:2: workload.hosts: host 4 does not exist (the topology has 4 hosts)"},
+		{"bad host list", "workload: {hosts: 3-1}\n", nil,
+			`scenario.yaml:1: workload.hosts: bad host range "3-1" in "3-1": the end is below the start`},
+		{"extra workload error", "extra_workloads:\n  - kind: incast\n    incast: {load_fraction: 2}\n", nil,
+			"scenario.yaml:3: extra_workloads[0].incast.load_fraction: 2 is not in (0, 1)"},
+		{"warmup not before duration", "duration: 1ms\nmeasure: {warmup: 1ms}\n", nil,
+			"scenario.yaml:2: measure.warmup: 1ms is not before duration (1ms)"},
+		{"topology file missing", "topology: {kind: file}\n", nil,
+			"scenario.yaml:1: topology.file: required when topology.kind is file"},
+		{"odd fat-tree k", "topology: {kind: fat-tree, k: 5}\n", nil,
+			"scenario.yaml:1: topology.k: must be even, got 5"},
+		{"min rate above host link", "cc: {min_rate: 200Gbps}\n", nil,
+			"scenario.yaml:1: cc.min_rate: 200Gbps is above topology.host_link (100Gbps)"},
+		{"unknown metric", "trace:\n  metrics: [queue_depth, latency]\n", nil,
+			`scenario.yaml:2: trace.metrics[1]: unknown metric "latency" (valid: queue_depth, pause_time, utilisation, qp_rate)`},
+		{"merge key", "base: &b {seed: 1}\n<<: *b\n", nil,
+			`scenario.yaml:1: base: unknown field "base" (valid: name, seed, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace)`},
+		{"alias error keeps anchor line", "x: &w {load: 3}\n", nil,
+			`scenario.yaml:1: x: unknown field "x" (valid: name, seed, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace)`},
+
+		// --set overrides.
+		{"bad set path", "", []string{"workload.lod=0.8"},
+			`--set workload.lod=0.8: workload.lod: unknown field "lod" (valid: kind, distribution, load, hosts, incast, flowlist, storage)`},
+		{"set through a scalar", "", []string{"seed.x=1"},
+			"--set seed.x=1: seed: want a single value, got a mapping"},
+		{"set through a scalar in the file", "workload: {load: 0.4}\n", []string{"workload.load.x=1"},
+			"--set workload.load.x=1: workload.load is not a mapping"},
+		{"bad set value", "workload: {load: 0.4}\n", []string{"workload.load=1.4"},
+			"--set workload.load=1.4: workload.load: 1.4 is not in (0, 1)"},
+		{"bad set unit", "", []string{"duration=10"},
+			`--set duration=10: duration: bad duration "10": want a number with a unit (ps, ns, us, ms, s)`},
+		{"set without =", "", []string{"duration"},
+			"--set duration: want key=value"},
+		{"set with bad path syntax", "", []string{"nic..mtu=3"},
+			`--set nic..mtu=3: bad path element "" (want a field name, optionally with an index like [0])`},
+		{"set with bad yaml", "", []string{"trace.metrics=[a"},
+			"--set trace.metrics=[a: bad value: line 1: did not find expected ',' or ']'"},
+		{"set index beyond the list", "", []string{"extra_workloads[1].load=0.1"},
+			"--set extra_workloads[1].load=0.1: extra_workloads[1]: the list has 0 items"},
+		{"set unknown scheduler", "", []string{"nic.scheduler=storm"},
+			`--set nic.scheduler=storm: nic.scheduler: unknown scheduler "storm" (valid: fair, fair-message)`},
+		{"set makes kmin exceed file kmax", "switch:\n  ecn:\n    kmax: 100KB\n", []string{"switch.ecn.kmin=200KB"},
+			"--set switch.ecn.kmin=200KB: switch.ecn.kmin: 200KB is above kmax (100KB)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("scenario.yaml", []byte(tt.in), tt.sets)
+			if err == nil {
+				t.Fatalf("got no error (scenario %q), want %q", s.Name, tt.want)
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error has more than one line: %q", err)
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Errorf("got %T, want *Error", err)
+			}
+		})
+	}
+}
+
+func TestBuiltinErrorFile(t *testing.T) {
+	_, err := Load("default", []string{"nic.mtu=0"})
+	if got, want := err.Error(), "--set nic.mtu=0: nic.mtu: must be in [1, 65536], got 0"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A validation error on a field the built-in text sets names the
+	// built-in and the line.
+	_, err = Load("default", []string{"measure.warmup=5ms"})
+	if got, want := err.Error(), "--set measure.warmup=5ms: measure.warmup: 5ms is not before duration (2ms)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	_, err = Parse(builtinFile("default"), []byte("name: d\nduration: 0s\n"), nil)
+	if got, want := err.Error(), "<builtin default>:2: duration: must be positive and finite, got 0s"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestDefaultsAndExplicitZero: absent fields take their defaults; explicit
+// zero or false values are kept.
+func TestDefaultsAndExplicitZero(t *testing.T) {
+	empty, err := Parse("empty.yaml", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Name = "empty"
+	if diff := cmp.Diff(want, empty); diff != "" {
+		t.Errorf("empty input differs from Default (-want +got):\n%s", diff)
+	}
+	for _, in := range []string{"", "---\n", "~\n", "# only a comment\n"} {
+		s, err := Parse("empty.yaml", []byte(in), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if diff := cmp.Diff(want, s); diff != "" {
+			t.Errorf("%q differs from Default (-want +got):\n%s", in, diff)
+		}
+	}
+
+	in := `
+switch:
+  pfc: false
+  ecn: {enabled: false, kmin: 0B, kmax: 0B, pmax: 0}
+  pfc_reserve: 0
+measure: {warmup: 0s}
+nic: {rto: 0s, nack_interval: 0s, realistic_headers: false}
+trace: {interval: 0, metrics: []}
+seed: 0
+drain_limit: 0s
+workload: {hosts: ~}
+`
+	s, err := Parse("zero.yaml", []byte(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = Default()
+	want.Name = "zero"
+	want.Switch.PFC = false
+	want.Switch.ECN.Enabled = false
+	want.Switch.ECN.KMin, want.Switch.ECN.KMax, want.Switch.ECN.PMax = 0, 0, 0
+	want.Switch.PFCReserve = 0
+	want.NIC.RTO, want.NIC.NACKInterval = 0, 0
+	want.Trace.Metrics = nil
+	want.Seed = 0
+	want.DrainLimit = 0
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Errorf("explicit zeros (-want +got):\n%s", diff)
+	}
+
+	// Explicit values equal to the defaults change nothing; an explicit
+	// name wins over the file name.
+	s, err = Parse("x.yaml", []byte("name: other\nswitch: {pfc: true}\nseed: 1\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = Default()
+	want.Name = "other"
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Errorf("explicit defaults (-want +got):\n%s", diff)
+	}
+}
+
+func TestDefaultValues(t *testing.T) {
+	// Spot checks against DESIGN.md and REFERENCE.md 2-4.
+	s := Default()
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"seed", s.Seed, uint64(1)},
+		{"duration", s.Duration.T(), 10 * engine.Millisecond},
+		{"drain_limit", s.DrainLimit.T(), 100 * engine.Millisecond},
+		{"hosts", must(s.Topology.HostCount()), 128},
+		{"host_link", s.Topology.HostLink.R(), 100 * engine.Gbps},
+		{"fabric_link", s.Topology.FabricLink.R(), 400 * engine.Gbps},
+		{"link_delay", s.Topology.LinkDelay.T(), engine.Microsecond},
+		{"buffer", s.Switch.Buffer.Bytes(), int64(33_554_432)},
+		{"pfc_reserve", s.Switch.PFCReserve.Bytes(), int64(4096)},
+		{"pfc_resume_offset", s.Switch.PFCResumeOffset.Bytes(), int64(3072)},
+		{"kmin", s.Switch.ECN.KMin.Bytes(), int64(400_000)},
+		{"kmax", s.Switch.ECN.KMax.Bytes(), int64(1_600_000)},
+		{"pmax", s.Switch.ECN.PMax, 0.2},
+		{"mtu", s.NIC.MTU, 1000},
+		{"data_class", s.NIC.DataClass, 3},
+		{"nack_interval", s.NIC.NACKInterval.T(), 500 * engine.Microsecond},
+		{"rto", s.NIC.RTO.T(), 5 * engine.Millisecond},
+		{"cnp_interval", s.NIC.CNPInterval.T(), 50 * engine.Microsecond},
+		{"min_rate", s.CC.MinRate.R(), engine.Gbps},
+		{"load", s.Workload.Load, 0.5},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Default().Validate() = %v", err)
+	}
+}
+
+func must(n int, ok bool) int {
+	if !ok {
+		return -1
+	}
+	return n
+}
+
+func TestECNThresholds(t *testing.T) {
+	e := Default().Switch.ECN
+	// REFERENCE.md 3.4: 25G 100/400 KB, 50G 200/800, 100G 400/1600, 400G 1600/6400.
+	for _, c := range []struct {
+		rate       engine.Rate
+		kmin, kmax int64
+	}{
+		{25 * engine.Gbps, 100_000, 400_000},
+		{50 * engine.Gbps, 200_000, 800_000},
+		{100 * engine.Gbps, 400_000, 1_600_000},
+		{400 * engine.Gbps, 1_600_000, 6_400_000},
+	} {
+		kmin, kmax := e.Thresholds(c.rate)
+		if kmin != c.kmin || kmax != c.kmax {
+			t.Errorf("%v: got %d/%d, want %d/%d", c.rate, kmin, kmax, c.kmin, c.kmax)
+		}
+	}
+}
+
+func TestRoundTripBuiltins(t *testing.T) {
+	for _, b := range Builtins() {
+		t.Run(b.Name, func(t *testing.T) {
+			s, err := Load(b.Name, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Name != b.Name {
+				t.Errorf("name: got %q, want %q", s.Name, b.Name)
+			}
+			checkRoundTrip(t, s)
+		})
+	}
+}
+
+// checkRoundTrip: Parse(YAML()) equals s, and printing again gives the
+// same bytes and hash.
+func checkRoundTrip(t *testing.T, s *Scenario) {
+	t.Helper()
+	y := s.YAML()
+	s2, err := Parse("printed.yaml", y, nil)
+	if err != nil {
+		t.Fatalf("reparse: %v\n%s", err, y)
+	}
+	if diff := cmp.Diff(s, s2); diff != "" {
+		t.Fatalf("round trip (-orig +reparsed):\n%s\n%s", diff, y)
+	}
+	if y2 := s2.YAML(); string(y2) != string(y) {
+		t.Errorf("second print differs:\n%s\nvs\n%s", y, y2)
+	}
+	if s.Hash() != s2.Hash() {
+		t.Errorf("hash: got %s after round trip, want %s", s2.Hash(), s.Hash())
+	}
+}
+
+func TestRoundTripAllKinds(t *testing.T) {
+	in := `
+name: "on"
+seed: 18446744073709551615
+duration: 1.5ms
+drain_limit: never
+topology: {kind: fat-tree, k: 8, link_delay: 250ns, host_link: 25Gbps, fabric_link: 2.5Gbps}
+switch: {discipline: wrr, wrr_weights: [1, 2, 3, 4, 5, 6, 7, 8], lossy_queue_limit: 100KiB, pfc: false,
+         ecn: {kmin: 1, kmax: 1234567B, pmax: 0.123456789}, int: "off"}
+nic: {qp_mapping: pool:4, ack_class: control, cnp: packet, rto: never, scheduler: fair-message}
+cc: {min_rate: 100Mbps}
+workload: {kind: storage, hosts: "0-63", storage: {servers: "64-127", fan_out: 8, response_size: 64KiB, mean_interval: 10us}}
+extra_workloads:
+  - {kind: incast, incast: {senders: 3, receiver: 5, period: 100us}}
+  - {kind: flowlist, flowlist: {file: flows.csv}}
+  - {kind: cloud, distribution: ./my.cdf, load: 0.1, hosts: "1,3,5-9"}
+  - {}
+trace: {interval: 10us, metrics: [qp_rate]}
+`
+	s, err := Parse("all.yaml", []byte(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.ExtraWorkloads[3], defaultWorkload(); !cmp.Equal(got, want) {
+		t.Errorf("empty list element: got %+v, want the default workload %+v", got, want)
+	}
+	if got := s.Workload.Storage.Servers; got != "64-127" {
+		t.Errorf("storage.servers: got %q", got)
+	}
+	checkRoundTrip(t, s)
+}
+
+func TestSets(t *testing.T) {
+	sets := []string{
+		"workload.load=0.8",
+		"nic.scheduler=fair-message",
+		"switch.ecn.kmin=100KB",
+		"switch.wrr_weights=[1,2,4,8,1,1,1,1]",
+		"extra_workloads[0].kind=incast",
+		"extra_workloads[0].incast.load_fraction=0.05",
+		"extra_workloads[1]={kind: cloud, load: 0.1}",
+		"extra_workloads[0].incast.senders=10",
+		"topology={kind: star, hosts: 32}",
+		"name=",
+		"seed=7",
+		"seed=8", // the last one wins
+	}
+	s, err := Load("default", sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Name = ""
+	want.Seed = 8
+	want.Duration = Duration(2 * engine.Millisecond)
+	want.Workload.Load = 0.8
+	want.NIC.Scheduler = "fair-message"
+	want.Switch.ECN.KMin = Size(100 * engine.KB)
+	want.Switch.WRRWeights = [8]int{1, 2, 4, 8, 1, 1, 1, 1}
+	inc := defaultWorkload()
+	inc.Kind = Incast
+	inc.Incast = defaultIncast()
+	inc.Incast.LoadFraction = 0.05
+	inc.Incast.Senders = 10
+	bg := defaultWorkload()
+	bg.Load = 0.1
+	want.ExtraWorkloads = []Workload{inc, bg}
+	want.Topology = Default().Topology
+	want.Topology.Kind, want.Topology.Hosts = Star, 32
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	checkRoundTrip(t, s)
+
+	// A --set replaces a value from the file and reads like it.
+	s, err = Parse("f.yaml", []byte("workload:\n  load: 0.3\nnic: ~\n"), []string{"workload.load=0.4", "nic.mtu=4096"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Workload.Load != 0.4 || s.NIC.MTU != 4096 {
+		t.Errorf("got load %v mtu %d, want 0.4 and 4096", s.Workload.Load, s.NIC.MTU)
+	}
+}
+
+func TestInactivePluginSubMapDropped(t *testing.T) {
+	s, err := Parse("p.yaml", []byte("nic:\n  scheduler: fair\n  fair-message: {}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(s.YAML()), "fair-message") {
+		t.Errorf("inactive scheduler printed:\n%s", s.YAML())
+	}
+	if _, ok := s.NIC.Params.(*NoParams); !ok {
+		t.Errorf("params: got %T, want *NoParams", s.NIC.Params)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(path, []byte("seed: 5\nworkload: {load: 0.25}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path, []string{"seed=6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "mine" || s.Seed != 6 || s.Workload.Load != 0.25 {
+		t.Errorf("got name %q seed %d load %v, want mine 6 0.25", s.Name, s.Seed, s.Workload.Load)
+	}
+	if err := os.WriteFile(path, []byte("seed: 5\nworkload: {load: 2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(path, nil)
+	if got, want := err.Error(), path+":2: workload.load: 2 is not in (0, 1)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	_, err = Load("no-such-scenario", nil)
+	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, incast-star) nor a file`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err = Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: got %v, want a wrapped ErrNotExist", err)
+	}
+}
+
+func TestHash(t *testing.T) {
+	a, _ := Load("default", nil)
+	b, _ := Load("default", nil)
+	c, _ := Load("default", []string{"seed=2"})
+	if a.Hash() != b.Hash() {
+		t.Errorf("equal scenarios hash %s and %s", a.Hash(), b.Hash())
+	}
+	if a.Hash() == c.Hash() {
+		t.Errorf("different seeds hash equal: %s", a.Hash())
+	}
+	if len(a.Hash()) != 16 {
+		t.Errorf("hash %q: got %d digits, want 16", a.Hash(), len(a.Hash()))
+	}
+}
+
+func TestValidateGoBuilt(t *testing.T) {
+	s := Default()
+	s.NIC.Params = nil
+	if got, want := s.Validate().Error(), "nic.fair: parameters not set (want *scenario.NoParams)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if err := s.SetScheduler("fair-message"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("after SetScheduler: %v", err)
+	}
+	if err := s.SetAlgorithm("dcqcn-x"); err == nil {
+		t.Error("SetAlgorithm of an unknown name: got no error")
+	}
+	// YAML of a Go-built scenario with nil params prints the defaults.
+	s.CC.Params = nil
+	if !strings.Contains(string(s.YAML()), "  none: {}\n") {
+		t.Errorf("nil params not printed as defaults:\n%s", s.YAML())
+	}
+}

@@ -1,0 +1,423 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/workloads/cloud"
+)
+
+// Limits that keep a scenario buildable; each is far beyond what a
+// packet-level run can simulate.
+const (
+	maxMTU      = 65536 // bytes of payload per packet
+	maxFatTreeK = 160   // k^3/4 = 1,024,000 hosts
+)
+
+// Validate checks every field and returns the first problem, in schema
+// order, as a *FieldError naming the field. It reads no files: a topology,
+// flow list or CDF file is read, and checked, when the simulation is built.
+func (s *Scenario) Validate() error {
+	for _, check := range []func() *FieldError{
+		s.validateTop,
+		s.Topology.validate,
+		s.Switch.validate,
+		s.validateNIC,
+		s.validateCC,
+		s.validateWorkloads,
+		s.Trace.validate,
+	} {
+		if fe := check(); fe != nil {
+			return fe
+		}
+	}
+	return nil
+}
+
+func oneOf(path, what, v string, valid []string) *FieldError {
+	if slices.Contains(valid, v) {
+		return nil
+	}
+	return fieldErr(path, "unknown %s %q (valid: %s)", what, v, strings.Join(valid, ", "))
+}
+
+func positiveRate(path string, r Rate) *FieldError {
+	if r <= 0 {
+		return fieldErr(path, "must be a positive rate, got %v", r)
+	}
+	return nil
+}
+
+// nonNegativeTime rejects negative and, unless never is allowed, infinite
+// times.
+func nonNegativeTime(path string, d Duration, never bool) *FieldError {
+	switch {
+	case d < 0:
+		return fieldErr(path, "must not be negative, got %v", d)
+	case !never && d.T() == engine.Never:
+		return fieldErr(path, "must be finite")
+	}
+	return nil
+}
+
+func nonNegativeSize(path string, sz Size) *FieldError {
+	if sz < 0 {
+		return fieldErr(path, "must not be negative, got %d", int64(sz))
+	}
+	return nil
+}
+
+func atLeast(path string, v, min int) *FieldError {
+	if v < min {
+		return fieldErr(path, "must be at least %d, got %d", min, v)
+	}
+	return nil
+}
+
+func between(path string, v, min, max int) *FieldError {
+	if v < min || v > max {
+		return fieldErr(path, "must be in [%d, %d], got %d", min, max, v)
+	}
+	return nil
+}
+
+// fraction checks 0 < v < 1; NaN fails too.
+func fraction(path string, v float64) *FieldError {
+	if !(v > 0 && v < 1) {
+		return fieldErr(path, "%v is not in (0, 1)", v)
+	}
+	return nil
+}
+
+func firstErr(errs ...*FieldError) *FieldError {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) validateTop() *FieldError {
+	if s.Duration <= 0 || s.Duration.T() == engine.Never {
+		return fieldErr("duration", "must be positive and finite, got %v", s.Duration)
+	}
+	if fe := firstErr(
+		nonNegativeTime("drain_limit", s.DrainLimit, true),
+		nonNegativeTime("measure.warmup", s.Measure.Warmup, false),
+	); fe != nil {
+		return fe
+	}
+	if s.Measure.Warmup >= s.Duration {
+		return fieldErr("measure.warmup", "%v is not before duration (%v)", s.Measure.Warmup, s.Duration)
+	}
+	return nil
+}
+
+func (t *Topology) validate() *FieldError {
+	const p = "topology."
+	if fe := oneOf(p+"kind", "topology kind", t.Kind, topologyKinds); fe != nil {
+		return fe
+	}
+	// Counts are checked whatever the kind, so that no field holds a value
+	// that would be wrong if the kind changed.
+	if fe := firstErr(
+		between(p+"leaves", t.Leaves, 1, maxHosts),
+		between(p+"hosts_per_leaf", t.HostsPerLeaf, 1, maxHosts),
+		between(p+"spines", t.Spines, 1, maxHosts),
+		between(p+"hosts", t.Hosts, 2, maxHosts),
+		between(p+"hosts_per_side", t.HostsPerSide, 1, maxHosts),
+		between(p+"k", t.K, 2, maxFatTreeK),
+	); fe != nil {
+		return fe
+	}
+	if t.K%2 != 0 {
+		return fieldErr(p+"k", "must be even, got %d", t.K)
+	}
+	if n, ok := t.HostCount(); ok && n > maxHosts {
+		field := map[string]string{SpineLeaf: "hosts_per_leaf", Dumbbell: "hosts_per_side", FatTree: "k"}[t.Kind]
+		return fieldErr(p+field, "%d hosts is more than the limit of %d", n, maxHosts)
+	}
+	if t.Kind == TopoFile && strings.TrimSpace(t.File) == "" {
+		return fieldErr(p+"file", "required when topology.kind is file")
+	}
+	return firstErr(
+		positiveRate(p+"host_link", t.HostLink),
+		positiveRate(p+"fabric_link", t.FabricLink),
+		positiveRate(p+"bottleneck_link", t.BottleneckLink),
+		nonNegativeTime(p+"link_delay", t.LinkDelay, false),
+	)
+}
+
+func (sw *Switch) validate() *FieldError {
+	const p = "switch."
+	if sw.Buffer <= 0 {
+		return fieldErr(p+"buffer", "must be positive, got %d", int64(sw.Buffer))
+	}
+	if sw.PFCPauseTime <= 0 || sw.PFCPauseTime.T() == engine.Never {
+		return fieldErr(p+"pfc_pause_time", "must be positive and finite, got %v", sw.PFCPauseTime)
+	}
+	if fe := firstErr(
+		nonNegativeSize(p+"pfc_reserve", sw.PFCReserve),
+		nonNegativeSize(p+"pfc_resume_offset", sw.PFCResumeOffset),
+		oneOf(p+"discipline", "discipline", sw.Discipline, disciplines),
+	); fe != nil {
+		return fe
+	}
+	for i, w := range sw.WRRWeights {
+		if fe := atLeast(fmt.Sprintf("%swrr_weights[%d]", p, i), w, 1); fe != nil {
+			return fe
+		}
+	}
+	e := &sw.ECN
+	if fe := firstErr(
+		nonNegativeSize(p+"lossy_queue_limit", sw.LossyQueueLimit),
+		positiveRate(p+"ecn.base_rate", e.BaseRate),
+		nonNegativeSize(p+"ecn.kmin", e.KMin),
+		nonNegativeSize(p+"ecn.kmax", e.KMax),
+	); fe != nil {
+		return fe
+	}
+	if e.KMin > e.KMax {
+		return fieldErr(p+"ecn.kmin", "%v is above kmax (%v)", e.KMin, e.KMax)
+	}
+	if !(e.PMax >= 0 && e.PMax <= 1) {
+		return fieldErr(p+"ecn.pmax", "%v is not in [0, 1]", e.PMax)
+	}
+	return oneOf(p+"int", "int mode", sw.INT, intModes)
+}
+
+func (s *Scenario) validateNIC() *FieldError {
+	const p = "nic."
+	n := &s.NIC
+	if fe := firstErr(
+		between(p+"mtu", n.MTU, 1, maxMTU),
+		atLeast(p+"qp_mapping", n.QPMapping.Pool, 0),
+		between(p+"data_class", n.DataClass, 1, 7),
+		oneOf(p+"ack_class", "ack class", n.ACKClass, ackClasses),
+		atLeast(p+"ack_interval", n.ACKInterval, 1),
+		nonNegativeTime(p+"nack_interval", n.NACKInterval, false),
+		nonNegativeTime(p+"rto", n.RTO, true),
+		oneOf(p+"cnp", "cnp mode", n.CNP, cnpModes),
+		nonNegativeTime(p+"cnp_interval", n.CNPInterval, false),
+	); fe != nil {
+		return fe
+	}
+	return s.validatePlugin("nic", "scheduler", schedulers, n.Scheduler, n.Params)
+}
+
+func (s *Scenario) validateCC() *FieldError {
+	c := &s.CC
+	if fe := positiveRate("cc.min_rate", c.MinRate); fe != nil {
+		return fe
+	}
+	if c.MinRate > s.Topology.HostLink {
+		return fieldErr("cc.min_rate", "%v is above topology.host_link (%v)", c.MinRate, s.Topology.HostLink)
+	}
+	return s.validatePlugin("cc", "algorithm", algorithms, c.Algorithm, c.Params)
+}
+
+// validatePlugin checks that name is registered and params is its
+// parameter struct, then runs the plugin's own checks.
+func (s *Scenario) validatePlugin(section, what string, table []Plugin, name string, params any) *FieldError {
+	p, ok := lookup(table, name)
+	if !ok {
+		return fieldErr(section+"."+what, "unknown %s %q (valid: %s)", what, name, pluginNames(table))
+	}
+	path := section + "." + name
+	want := reflect.TypeOf(p.Params(s.Topology.HostLink.R()))
+	if params == nil {
+		return fieldErr(path, "parameters not set (want %v)", want)
+	}
+	if got := reflect.TypeOf(params); got != want {
+		return fieldErr(path, "parameters are %v, want %v", got, want)
+	}
+	if p.Validate == nil {
+		return nil
+	}
+	err := p.Validate(params)
+	if err == nil {
+		return nil
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fieldErr(joinPath(path, fe.Path), "%s", fe.Msg)
+	}
+	return fieldErr(path, "%v", err)
+}
+
+func (s *Scenario) validateWorkloads() *FieldError {
+	n, known := s.Topology.HostCount()
+	if fe := s.Workload.validate("workload", n, known); fe != nil {
+		return fe
+	}
+	for i := range s.ExtraWorkloads {
+		if fe := s.ExtraWorkloads[i].validate(fmt.Sprintf("extra_workloads[%d]", i), n, known); fe != nil {
+			return fe
+		}
+	}
+	return nil
+}
+
+// distribution checks a built-in CDF name or a file path. A value with no
+// '/' or '.' cannot be a file name the user meant, so it must be a
+// built-in.
+func distribution(path, v string) *FieldError {
+	if strings.TrimSpace(v) == "" {
+		return fieldErr(path, "missing: give a built-in distribution (%s) or a CDF file path", strings.Join(cloud.BuiltinNames(), ", "))
+	}
+	if strings.ContainsAny(v, `/\.`) {
+		return nil
+	}
+	return oneOf(path, "distribution", v, cloud.BuiltinNames())
+}
+
+// hostList resolves a host set against n hosts, or checks only its syntax
+// when n is not known (topology file); count is -1 then.
+func hostList(path string, h HostSet, n int, known bool) (hosts []int, fe *FieldError) {
+	if !known {
+		if _, err := h.ranges(); err != nil {
+			return nil, fieldErr(path, "%v", err)
+		}
+		return nil, nil
+	}
+	hosts, err := h.Resolve(n)
+	if err != nil {
+		return nil, fieldErr(path, "%v", err)
+	}
+	return hosts, nil
+}
+
+func (w *Workload) validate(prefix string, n int, known bool) *FieldError {
+	p := prefix + "."
+	if fe := oneOf(p+"kind", "workload kind", w.Kind, workloadKinds); fe != nil {
+		return fe
+	}
+	for _, sub := range []struct {
+		kind string
+		set  bool
+	}{{Incast, w.Incast != nil}, {Flowlist, w.Flowlist != nil}, {Storage, w.Storage != nil}} {
+		if sub.set && w.Kind != sub.kind {
+			return fieldErr(p+sub.kind, "only allowed when %skind is %s (it is %s)", p, sub.kind, w.Kind)
+		}
+	}
+	if fe := firstErr(distribution(p+"distribution", w.Distribution), fraction(p+"load", w.Load)); fe != nil {
+		return fe
+	}
+	hosts, fe := hostList(p+"hosts", w.Hosts, n, known)
+	if fe != nil {
+		return fe
+	}
+	if known && w.Kind == Cloud && len(hosts) < 2 {
+		return fieldErr(p+"hosts", "a cloud workload needs at least 2 hosts, got %d", len(hosts))
+	}
+	switch w.Kind {
+	case Incast:
+		return w.Incast.validate(p+"incast.", hosts, n, known)
+	case Flowlist:
+		if strings.TrimSpace(w.Flowlist.File) == "" {
+			return fieldErr(p+"flowlist.file", "required when %skind is flowlist", p)
+		}
+	case Storage:
+		return w.Storage.validate(p+"storage.", hosts, n, known)
+	}
+	return nil
+}
+
+func (c *IncastParams) validate(p string, hosts []int, n int, known bool) *FieldError {
+	if fe := firstErr(
+		between(p+"senders", c.Senders, 1, maxHosts),
+		nonNegativeTime(p+"period", c.Period, false),
+	); fe != nil {
+		return fe
+	}
+	if c.FlowSize < 1 {
+		return fieldErr(p+"flow_size", "must be at least 1B, got %d", int64(c.FlowSize))
+	}
+	if c.Period == 0 {
+		if fe := fraction(p+"load_fraction", c.LoadFraction); fe != nil {
+			return fe
+		}
+	}
+	if c.Receiver < RandomReceiver {
+		return fieldErr(p+"receiver", "must be a host index or -1 (random), got %d", c.Receiver)
+	}
+	if !known {
+		return nil
+	}
+	if c.Receiver >= n {
+		return fieldErr(p+"receiver", "host %d does not exist (the topology has %d hosts)", c.Receiver, n)
+	}
+	avail := len(hosts)
+	if c.Receiver == RandomReceiver || slices.Contains(hosts, c.Receiver) {
+		avail--
+	}
+	if c.Senders > avail {
+		return fieldErr(p+"senders", "%d senders but only %d hosts besides the receiver", c.Senders, avail)
+	}
+	return nil
+}
+
+func (c *StorageParams) validate(p string, clients []int, n int, known bool) *FieldError {
+	servers, fe := hostList(p+"servers", c.Servers, n, known)
+	if fe != nil {
+		return fe
+	}
+	if fe := firstErr(
+		between(p+"fan_out", c.FanOut, 1, maxHosts),
+		nonNegativeSize(p+"response_size", c.ResponseSize),
+		nonNegativeTime(p+"mean_interval", c.MeanInterval, false),
+	); fe != nil {
+		return fe
+	}
+	if c.ResponseSize == 0 {
+		if fe := distribution(p+"response_distribution", c.ResponseDistribution); fe != nil {
+			return fe
+		}
+	}
+	if c.MeanInterval == 0 {
+		if fe := fraction(p+"request_load", c.RequestLoad); fe != nil {
+			return fe
+		}
+	}
+	if !known {
+		return nil
+	}
+	// A client never asks itself, so a client that is also a server has
+	// one server fewer to choose from.
+	isServer := make([]bool, n)
+	for _, sv := range servers {
+		isServer[sv] = true
+	}
+	avail := len(servers)
+	for _, cl := range clients {
+		if isServer[cl] {
+			avail--
+			break
+		}
+	}
+	if c.FanOut > avail {
+		return fieldErr(p+"fan_out", "%d exceeds the %d servers available to a client", c.FanOut, avail)
+	}
+	return nil
+}
+
+func (t *Trace) validate() *FieldError {
+	if fe := nonNegativeTime("trace.interval", t.Interval, false); fe != nil {
+		return fe
+	}
+	for i, m := range t.Metrics {
+		path := fmt.Sprintf("trace.metrics[%d]", i)
+		if fe := oneOf(path, "metric", m, traceMetrics); fe != nil {
+			return fe
+		}
+		if slices.Contains(t.Metrics[:i], m) {
+			return fieldErr(path, "%s is listed twice", m)
+		}
+	}
+	return nil
+}
