@@ -9,10 +9,13 @@ import (
 // it is created. All values are fixed for the QP's lifetime.
 type Env struct {
 	LineRate engine.Rate // R_max: the NIC port rate
-	MinRate  engine.Rate // MIN_RATE: floor for every rate decrease
-	BaseRTT  engine.Time // maxRtt of the topology (HPCC's T when GLOBAL_T = 1)
-	BDP      int64       // maxBdp of the topology, bytes (window base W)
-	MTU      int64       // payload bytes per full packet
+	// MinRate is a floor the environment imposes on top of the
+	// algorithm's own min_rate parameter (the larger applies); 0 = none.
+	// Scenarios leave it 0: each algorithm's min_rate is the one knob.
+	MinRate engine.Rate
+	BaseRTT engine.Time // maxRtt of the topology (HPCC's T when GLOBAL_T = 1)
+	BDP     int64       // maxBdp of the topology, bytes (window base W)
+	MTU     int64       // payload bytes per full packet
 }
 
 // Feedback is one ACK or NACK as the sender sees it.
@@ -59,6 +62,10 @@ type Spec struct {
 	NeedsINT bool
 	// NeedsTimestamp asks for RTT samples in Feedback.
 	NeedsTimestamp bool
+	// AckHighPrio is the reference model's ACK_HIGH_PRIO, which it ties
+	// to the CC choice: ACK/NACK travel in class 0 instead of the data
+	// class. Scenarios apply it when nic.ack_class is auto.
+	AckHighPrio bool
 	// New builds the state machine for one QP.
 	New func(env Env) Algorithm
 }

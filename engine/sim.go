@@ -8,30 +8,30 @@ import (
 	"github.com/dcsim/dcsim/internal/invariants"
 )
 
-// Handler receives events. kind and arg are the values given to Schedule;
-// they let one component multiplex several event types without a closure
-// per event.
+// Handler receives events. kind is the value given to At; it lets one
+// component multiplex up to 256 event types without a closure per event.
 type Handler interface {
-	Fire(now Time, kind int32, arg uint64)
+	Fire(now Time, kind uint8)
 }
 
+// event is 32 bytes: the time, a key holding the sequence number in its
+// high 56 bits and the kind in its low 8, and the handler. Ordering by
+// (at, key) is ordering by (time, sequence): ties pop FIFO.
 type event struct {
-	at   Time
-	seq  uint64
-	h    Handler
-	arg  uint64
-	kind int32
+	at  Time
+	key uint64
+	h   Handler
 }
 
 func (a *event) before(b *event) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
 // Queue is a 4-ary min-heap of events ordered by (time, sequence). Values
 // are stored inline, so push and pop allocate nothing once the backing
 // array has grown to the peak number of pending events. A 4-ary heap halves
-// the depth of a binary heap and keeps siblings on one cache line; see
-// BenchmarkQueue for the measured cost.
+// the depth of a binary heap and keeps siblings within two cache lines;
+// see BenchmarkQueue for the measured cost.
 type Queue struct {
 	ev  []event
 	seq uint64
@@ -41,9 +41,9 @@ type Queue struct {
 func (q *Queue) Len() int { return len(q.ev) }
 
 // Push adds an event. Events at the same time pop in push order.
-func (q *Queue) Push(at Time, h Handler, kind int32, arg uint64) {
+func (q *Queue) Push(at Time, h Handler, kind uint8) {
 	q.seq++
-	q.ev = append(q.ev, event{at: at, seq: q.seq, h: h, arg: arg, kind: kind})
+	q.ev = append(q.ev, event{at: at, key: q.seq<<8 | uint64(kind), h: h})
 	q.up(len(q.ev) - 1)
 }
 
@@ -55,15 +55,22 @@ func (q *Queue) Peek() Time {
 	return q.ev[0].at
 }
 
-// Pop removes and returns the earliest event.
+// replaceTop replaces the earliest event with a new one: one sift instead
+// of a pop's and a push's.
+func (q *Queue) replaceTop(at Time, h Handler, kind uint8) {
+	q.seq++
+	q.down(event{at: at, key: q.seq<<8 | uint64(kind), h: h})
+}
+
+// pop removes and returns the earliest event.
 func (q *Queue) pop() event {
 	top := q.ev[0]
 	n := len(q.ev) - 1
-	q.ev[0] = q.ev[n]
+	last := q.ev[n]
 	q.ev[n] = event{}
 	q.ev = q.ev[:n]
-	if n > 1 {
-		q.down(0)
+	if n > 0 {
+		q.down(last)
 	}
 	return top
 }
@@ -81,31 +88,30 @@ func (q *Queue) up(i int) {
 	q.ev[i] = e
 }
 
-func (q *Queue) down(i int) {
-	n := len(q.ev)
-	e := q.ev[i]
+// down places e, which replaces the root, by sifting the hole down.
+func (q *Queue) down(e event) {
+	ev := q.ev
+	n := len(ev)
+	i := 0
 	for {
 		c := 4*i + 1
 		if c >= n {
 			break
 		}
 		best := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
+		end := min(c+4, n)
 		for j := c + 1; j < end; j++ {
-			if q.ev[j].before(&q.ev[best]) {
+			if ev[j].before(&ev[best]) {
 				best = j
 			}
 		}
-		if !q.ev[best].before(&e) {
+		if !ev[best].before(&e) {
 			break
 		}
-		q.ev[i] = q.ev[best]
+		ev[i] = ev[best]
 		i = best
 	}
-	q.ev[i] = e
+	ev[i] = e
 }
 
 // Sim is one simulation: a clock, an event queue, a run loop and the seeded
@@ -118,6 +124,10 @@ type Sim struct {
 	stopped bool
 	seed    uint64
 	check   func(now Time)
+	// firing is true while the event at the top of the queue is being
+	// fired and its slot is still there: the first event the handler
+	// schedules takes the slot (most handlers schedule exactly one).
+	firing bool
 }
 
 // SetCheck installs a function run after every event when the binary is
@@ -140,16 +150,21 @@ func (s *Sim) Events() uint64 { return s.events }
 // Pending is the number of scheduled events not yet fired.
 func (s *Sim) Pending() int { return s.q.Len() }
 
-// At schedules h.Fire(at, kind, arg). Scheduling in the past is a bug.
-func (s *Sim) At(at Time, h Handler, kind int32, arg uint64) {
+// At schedules h.Fire(at, kind). Scheduling in the past is a bug.
+func (s *Sim) At(at Time, h Handler, kind uint8) {
 	if at < s.now {
 		panic(fmt.Sprintf("engine: event scheduled at %v, before now %v", at, s.now))
 	}
-	s.q.Push(at, h, kind, arg)
+	if s.firing {
+		s.firing = false
+		s.q.replaceTop(at, h, kind)
+		return
+	}
+	s.q.Push(at, h, kind)
 }
 
-// After schedules h.Fire(now+d, kind, arg).
-func (s *Sim) After(d Time, h Handler, kind int32, arg uint64) { s.At(s.now+d, h, kind, arg) }
+// After schedules h.Fire(now+d, kind).
+func (s *Sim) After(d Time, h Handler, kind uint8) { s.At(s.now+d, h, kind) }
 
 // Stop makes Run return after the event being fired.
 func (s *Sim) Stop() { s.stopped = true }
@@ -168,10 +183,15 @@ func (s *Sim) Run(until Time) bool {
 			s.now = until
 			return false
 		}
-		e := s.q.pop()
+		e := s.q.ev[0]
 		s.now = e.at
 		s.events++
-		e.h.Fire(e.at, e.kind, e.arg)
+		s.firing = true
+		e.h.Fire(e.at, uint8(e.key))
+		if s.firing {
+			s.firing = false
+			s.q.pop()
+		}
 		if invariants.Enabled && s.check != nil {
 			s.check(s.now)
 		}

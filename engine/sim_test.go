@@ -10,8 +10,19 @@ type recorder struct {
 	at  []Time
 }
 
-func (r *recorder) Fire(now Time, _ int32, arg uint64) {
-	r.got = append(r.got, arg)
+// tagged fires into a recorder with its own tag.
+type tagged struct {
+	r   *recorder
+	tag uint64
+}
+
+func (t tagged) Fire(now Time, _ uint8) {
+	t.r.got = append(t.r.got, t.tag)
+	t.r.at = append(t.r.at, now)
+}
+
+func (r *recorder) Fire(now Time, kind uint8) {
+	r.got = append(r.got, uint64(kind))
 	r.at = append(r.at, now)
 }
 
@@ -27,7 +38,7 @@ func TestQueueOrderAndFIFOTies(t *testing.T) {
 	var want []ev
 	for i := 0; i < 5000; i++ {
 		at := Time(rng.IntN(100)) // many ties
-		s.At(at, r, 0, uint64(i))
+		s.At(at, tagged{r, uint64(i)}, 0)
 		want = append(want, ev{at, uint64(i)})
 	}
 	// stable sort by time = FIFO among ties
@@ -51,21 +62,21 @@ func TestQueueOrderAndFIFOTies(t *testing.T) {
 
 type stopper struct{ s *Sim }
 
-func (st stopper) Fire(Time, int32, uint64) { st.s.Stop() }
+func (st stopper) Fire(Time, uint8) { st.s.Stop() }
 
 func TestRunUntilAndStop(t *testing.T) {
 	s := NewSim(1)
 	r := &recorder{}
-	s.At(10, r, 0, 1)
-	s.At(20, r, 0, 2)
-	s.At(30, r, 0, 3)
+	s.At(10, r, 1)
+	s.At(20, r, 2)
+	s.At(30, r, 3)
 	if s.Run(20) {
 		t.Fatal("Run(20) reported an empty queue")
 	}
 	if len(r.got) != 2 || s.Now() != 20 {
 		t.Fatalf("after Run(20): %d events, now %v; want 2 events, now 20ps", len(r.got), s.Now())
 	}
-	s.At(25, stopper{s}, 0, 0)
+	s.At(25, stopper{s}, 0)
 	s.Run(Never - 1)
 	if s.Now() != 25 || len(r.got) != 2 {
 		t.Fatalf("Stop: now %v with %d events, want now 25ps with 2", s.Now(), len(r.got))
@@ -78,14 +89,14 @@ func TestRunUntilAndStop(t *testing.T) {
 
 func TestSchedulingInThePastPanics(t *testing.T) {
 	s := NewSim(1)
-	s.At(10, &recorder{}, 0, 0)
+	s.At(10, &recorder{}, 0)
 	s.Run(Never - 1)
 	defer func() {
 		if recover() == nil {
 			t.Fatal("no panic scheduling before now")
 		}
 	}()
-	s.At(5, &recorder{}, 0, 0)
+	s.At(5, &recorder{}, 0)
 }
 
 // Named streams are reproducible and independent of each other.
@@ -107,11 +118,11 @@ func TestQueueNoAllocs(t *testing.T) {
 	var q Queue
 	h := &recorder{}
 	for i := 0; i < 1000; i++ {
-		q.Push(Time(i), h, 0, 0)
+		q.Push(Time(i), h, 0)
 	}
 	allocs := testing.AllocsPerRun(1000, func() {
 		e := q.pop()
-		q.Push(e.at+1000, h, 0, 0)
+		q.Push(e.at+1000, h, 0)
 	})
 	if allocs != 0 {
 		t.Fatalf("push+pop allocates %.1f times, want 0", allocs)
@@ -120,7 +131,7 @@ func TestQueueNoAllocs(t *testing.T) {
 
 type nop struct{}
 
-func (nop) Fire(Time, int32, uint64) {}
+func (nop) Fire(Time, uint8) {}
 
 // BenchmarkQueue measures one pop+push with n pending events, spread over a
 // 1 us horizon like link deliveries.
@@ -130,13 +141,17 @@ func BenchmarkQueue(b *testing.B) {
 			var q Queue
 			rng := rand.New(rand.NewPCG(1, 1))
 			for i := 0; i < n; i++ {
-				q.Push(Time(rng.IntN(1_000_000)), nop{}, 0, 0)
+				q.Push(Time(rng.IntN(1_000_000)), nop{}, 0)
+			}
+			var delta [4096]Time
+			for i := range delta {
+				delta[i] = Time(rng.IntN(1_000_000))
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				e := q.pop()
-				q.Push(e.at+Time(rng.IntN(1_000_000)), e.h, 0, 0)
+				q.Push(e.at+delta[i&4095], e.h, 0)
 			}
 		})
 	}

@@ -26,7 +26,7 @@ type Source interface {
 
 // Port event kinds.
 const (
-	evTxDone  int32 = iota // the transmitter finished a packet
+	evTxDone  uint8 = iota // the transmitter finished a packet
 	evDeliver              // the wire's head packet reached the peer
 )
 
@@ -104,7 +104,7 @@ func (pt *Port) FreeAt() engine.Time { return pt.busyUntil }
 func (pt *Port) SetSource(s Source) { pt.source = s }
 
 // Fire implements engine.Handler.
-func (pt *Port) Fire(now engine.Time, kind int32, _ uint64) {
+func (pt *Port) Fire(now engine.Time, kind uint8) {
 	switch kind {
 	case evTxDone:
 		pt.txPending = false
@@ -113,7 +113,7 @@ func (pt *Port) Fire(now engine.Time, kind int32, _ uint64) {
 		p := pt.wire.pop()
 		pt.wireBytes -= int64(p.Size)
 		if h := pt.wire.head; h != nil {
-			pt.net.Sim.At(h.arrive, pt, evDeliver, 0)
+			pt.net.Sim.At(h.arrive, pt, evDeliver)
 		}
 		if pt.Observer != nil {
 			pt.Observer.Deliver(now, pt, p)
@@ -127,7 +127,7 @@ func (pt *Port) Kick(now engine.Time) {
 	if pt.busyUntil > now {
 		if !pt.txPending {
 			pt.txPending = true
-			pt.net.Sim.At(pt.busyUntil, pt, evTxDone, 0)
+			pt.net.Sim.At(pt.busyUntil, pt, evTxDone)
 		}
 		return
 	}
@@ -155,7 +155,7 @@ func (pt *Port) transmit(now engine.Time) {
 	pt.TxPackets++
 	p.arrive = end + pt.Delay
 	if pt.wire.head == nil {
-		pt.net.Sim.At(p.arrive, pt, evDeliver, 0)
+		pt.net.Sim.At(p.arrive, pt, evDeliver)
 	}
 	pt.wire.push(p)
 	pt.wireBytes += int64(p.Size)
@@ -168,7 +168,7 @@ func (pt *Port) transmit(now engine.Time) {
 	}
 	if more {
 		pt.txPending = true
-		pt.net.Sim.At(end, pt, evTxDone, 0)
+		pt.net.Sim.At(end, pt, evTxDone)
 	}
 }
 

@@ -62,10 +62,10 @@ type poster struct {
 	m *rnic.Message
 }
 
-func (p *poster) Fire(engine.Time, int32, uint64) { p.c.Post(p.m) }
+func (p *poster) Fire(engine.Time, uint8) { p.c.Post(p.m) }
 
 func (r *rig) postAt(at engine.Time, src, dst int, size int64) *rnic.Message {
 	m := r.c.NewMessage(src, dst, size)
-	r.sim.At(at, &poster{r.c, m}, 0, 0)
+	r.sim.At(at, &poster{r.c, m}, 0)
 	return m
 }

@@ -343,14 +343,14 @@ func (h *Host) armWake(now engine.Time) {
 	t := max(h.paced.min().nextAvail, now)
 	if t < h.wakeAt {
 		h.wakeAt = t
-		h.c.Sim.At(t, h, evWake, 0)
+		h.c.Sim.At(t, h, evWake)
 	}
 }
 
-const evWake int32 = 0
+const evWake uint8 = 0
 
 // Fire implements engine.Handler (pacing wake-ups).
-func (h *Host) Fire(now engine.Time, _ int32, _ uint64) {
+func (h *Host) Fire(now engine.Time, _ uint8) {
 	if now == h.wakeAt {
 		h.wakeAt = engine.Never
 	}

@@ -146,24 +146,24 @@ func (qp *QP) armCC(now engine.Time) {
 	}
 	t = max(t, now)
 	qp.ccAt = t
-	qp.host.c.Sim.At(t, qp, evCC, 0)
+	qp.host.c.Sim.At(t, qp, evCC)
 }
 
 func (qp *QP) armRTO(at engine.Time) {
 	qp.rtoAt = at
 	if !qp.rtoPending {
 		qp.rtoPending = true
-		qp.host.c.Sim.At(at, qp, evRTO, 0)
+		qp.host.c.Sim.At(at, qp, evRTO)
 	}
 }
 
 const (
-	evCC int32 = iota
+	evCC uint8 = iota
 	evRTO
 )
 
 // Fire implements engine.Handler for the QP's timers.
-func (qp *QP) Fire(now engine.Time, kind int32, _ uint64) {
+func (qp *QP) Fire(now engine.Time, kind uint8) {
 	if qp.closed {
 		return
 	}

@@ -16,7 +16,7 @@ func BenchmarkNetwork(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		s, err := Load("default", []string{"duration=1ms"})
+		s, err := Load("default", []string{"duration=1ms", "cc.algorithm=dcqcn"})
 		if err != nil {
 			b.Fatal(err)
 		}

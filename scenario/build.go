@@ -7,6 +7,11 @@ import (
 	"strconv"
 
 	"github.com/dcsim/dcsim/cc"
+	"github.com/dcsim/dcsim/cc/dcqcn"
+	"github.com/dcsim/dcsim/cc/dctcp"
+	"github.com/dcsim/dcsim/cc/hpcc"
+	"github.com/dcsim/dcsim/cc/none"
+	"github.com/dcsim/dcsim/cc/timely"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
@@ -48,23 +53,13 @@ var schedulerFactories = map[string]func(s *Scenario, params any) func(h *rnic.H
 	},
 }
 
-// ccFactories turn each registered algorithm's params into a cc.Spec.
-var ccFactories = map[string]func(params any, lineRate engine.Rate) (cc.Spec, error){
-	"none": func(_ any, _ engine.Rate) (cc.Spec, error) { return lineRateSpec(), nil },
-}
-
-// lineRate is "no congestion control": every QP at line rate, no window.
-type lineRate struct{ r engine.Rate }
-
-func (l *lineRate) OnAck(*cc.Feedback)     {}
-func (l *lineRate) OnCNP(engine.Time)      {}
-func (l *lineRate) OnTimer(engine.Time)    {}
-func (l *lineRate) NextTimer() engine.Time { return engine.Never }
-func (l *lineRate) Rate() engine.Rate      { return l.r }
-func (l *lineRate) Window() int64          { return 0 }
-
-func lineRateSpec() cc.Spec {
-	return cc.Spec{Name: "none", New: func(env cc.Env) cc.Algorithm { return &lineRate{env.LineRate} }}
+// ccSpecs turn each registered algorithm's decoded params into a cc.Spec.
+var ccSpecs = map[string]func(params any) cc.Spec{
+	"none":   func(any) cc.Spec { return none.Spec(none.Params{}) },
+	"dcqcn":  func(p any) cc.Spec { return dcqcn.Spec(*p.(*dcqcn.Params)) },
+	"hpcc":   func(p any) cc.Spec { return hpcc.Spec(*p.(*hpcc.Params)) },
+	"timely": func(p any) cc.Spec { return timely.Spec(*p.(*timely.Params)) },
+	"dctcp":  func(p any) cc.Spec { return dctcp.Spec(*p.(*dctcp.Params)) },
 }
 
 // buildTopology makes the scenario's graph.
@@ -100,15 +95,12 @@ func Build(s *Scenario) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	ccMake, ok := ccFactories[s.CC.Algorithm]
+	ccMake, ok := ccSpecs[s.CC.Algorithm]
 	if !ok {
 		return nil, fmt.Errorf("cc.algorithm: %q has no implementation", s.CC.Algorithm)
 	}
 	hostRate := engine.Rate(s.Topology.HostLink)
-	spec, err := ccMake(s.CC.Params, hostRate)
-	if err != nil {
-		return nil, err
-	}
+	spec := ccMake(s.CC.Params)
 	schedMake, ok := schedulerFactories[s.NIC.Scheduler]
 	if !ok {
 		return nil, fmt.Errorf("nic.scheduler: %q has no implementation", s.NIC.Scheduler)
@@ -159,14 +151,14 @@ func Build(s *Scenario) (*Sim, error) {
 		MTU:          mtu,
 		Headers:      rocev2.ReferenceHeaders,
 		DataClass:    uint8(s.NIC.DataClass),
-		AckControl:   s.NIC.ACKClass == ACKClassControl,
+		AckControl:   s.NIC.ACKClass == ACKClassControl || (s.NIC.ACKClass == ACKClassAuto && spec.AckHighPrio),
 		AckInterval:  int64(s.NIC.ACKInterval) * mtu,
 		NackInterval: engine.Time(s.NIC.NACKInterval),
 		RTO:          engine.Time(s.NIC.RTO),
 		Mapping:      mapping,
 		CNPInterval:  engine.Time(s.NIC.CNPInterval),
 		CC:           spec,
-		CCEnv: cc.Env{LineRate: hostRate, MinRate: engine.Rate(s.CC.MinRate), BaseRTT: rtt, BDP: bdp,
+		CCEnv: cc.Env{LineRate: hostRate, BaseRTT: rtt, BDP: bdp,
 			MTU: mtu},
 	}
 	if s.NIC.RealisticHeaders {
@@ -279,11 +271,11 @@ func (d *driver) next() {
 		return
 	}
 	d.pending = f
-	d.sim.Engine.At(max(f.Start, d.sim.Engine.Now()), d, 0, 0)
+	d.sim.Engine.At(max(f.Start, d.sim.Engine.Now()), d, 0)
 }
 
 // Fire implements engine.Handler.
-func (d *driver) Fire(now engine.Time, _ int32, _ uint64) {
+func (d *driver) Fire(now engine.Time, _ uint8) {
 	f := d.pending
 	s := d.sim
 	m := s.Cluster.NewMessage(f.Src, f.Dst, f.Size)

@@ -118,8 +118,11 @@
 //	                         QP per ordered host pair) or pool:K (K QPs per
 //	                         pair, K >= 1); messages on a QP go FIFO
 //	data_class        3      priority class of data packets (1-7)
-//	ack_class         data   data: ACK/NACK travel in their data's class
-//	                         (reference); control: in class 0
+//	ack_class         auto   auto: the CC's ack_high_prio decides, as the
+//	                         reference's ACK_HIGH_PRIO (DCQCN, TIMELY:
+//	                         class 0; HPCC, DCTCP, none: data class);
+//	                         data: ACK/NACK travel in their data's class;
+//	                         control: in class 0
 //	ack_interval      1      data packets per ACK (coalescing); 1 ACKs
 //	                         every packet
 //	nack_interval     500us  minimum gap between NACKs for the same gap
@@ -139,7 +142,6 @@
 //
 // cc: congestion control (REFERENCE.md 5).
 //
-//	min_rate    1Gbps  floor of every rate decrease; at most host_link
 //	algorithm   none   see Algorithms; none sends at line rate
 //	<algorithm> {}     that algorithm's parameters, e.g. cc.dcqcn: {...}
 //

@@ -1,9 +1,15 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/dcsim/dcsim/cc"
+	"github.com/dcsim/dcsim/cc/dcqcn"
+	"github.com/dcsim/dcsim/cc/dctcp"
+	"github.com/dcsim/dcsim/cc/hpcc"
+	"github.com/dcsim/dcsim/cc/timely"
 	"github.com/dcsim/dcsim/engine"
 )
 
@@ -49,6 +55,30 @@ var schedulers = []Plugin{
 // Adding one is one line here.
 var algorithms = []Plugin{
 	{Name: "none", Doc: "no congestion control: every QP sends at line rate", Params: noParams},
+	ccPlugin("dcqcn", "DCQCN, Mellanox variant (reference CC mode 1): ECN/CNP-driven rate control", dcqcn.DefaultParams),
+	ccPlugin("hpcc", "HPCC (reference CC mode 3): INT-driven window and rate", hpcc.DefaultParams),
+	ccPlugin("timely", "TIMELY as in the reference model (CC mode 7): RTT-gradient rate control", timely.DefaultParams),
+	ccPlugin("dctcp", "rate-based hardware DCTCP (reference CC mode 8): ECN-fraction rate control", dctcp.DefaultParams),
+}
+
+// validator is a CC algorithm's Params: its Validate returns a
+// *cc.ParamError naming the field.
+type validator interface{ Validate() error }
+
+// ccPlugin registers an algorithm whose Params type P has DefaultParams
+// and a Validate method returning *cc.ParamError.
+func ccPlugin[P validator](name, doc string, defaults func(engine.Rate) P) Plugin {
+	return Plugin{Name: name, Doc: doc,
+		Params: func(r engine.Rate) any { p := defaults(r); return &p },
+		Validate: func(params any) error {
+			err := (*params.(*P)).Validate()
+			var pe *cc.ParamError
+			if errors.As(err, &pe) {
+				return &FieldError{Path: pe.Field, Msg: pe.Msg}
+			}
+			return err
+		},
+	}
 }
 
 // Schedulers lists the RNIC schedulers nic.scheduler may name.

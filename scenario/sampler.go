@@ -42,14 +42,14 @@ func newSampler(s *Sim, interval engine.Time) *sampler {
 	}
 	sm.lastTx = make([]int64, len(sm.ports))
 	sm.lastPaus = make([][fabric.NumClasses]engine.Time, len(sm.ports))
-	s.Engine.At(interval, sm, 0, 0)
+	s.Engine.At(interval, sm, 0)
 	return sm
 }
 
 // Fire implements engine.Handler.
-func (sm *sampler) Fire(now engine.Time, _ int32, _ uint64) {
+func (sm *sampler) Fire(now engine.Time, _ uint8) {
 	sm.sample(now)
-	sm.sim.Engine.At(now+sm.interval, sm, 0, 0)
+	sm.sim.Engine.At(now+sm.interval, sm, 0)
 }
 
 func (sm *sampler) add(now engine.Time, comp, metric string, v float64) {

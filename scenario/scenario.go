@@ -138,6 +138,7 @@ func scaleBytes(b int64, num, den engine.Rate) int64 {
 
 // ACK classes and CNP modes.
 const (
+	ACKClassAuto    = "auto"
 	ACKClassData    = "data"
 	ACKClassControl = "control"
 	CNPAckFlag      = "ack_flag"
@@ -145,7 +146,7 @@ const (
 )
 
 var (
-	ackClasses = []string{ACKClassData, ACKClassControl}
+	ackClasses = []string{ACKClassAuto, ACKClassData, ACKClassControl}
 	cnpModes   = []string{CNPAckFlag, CNPPacket}
 )
 
@@ -170,7 +171,6 @@ type NIC struct {
 
 // CC is the congestion control run by every QP.
 type CC struct {
-	MinRate   Rate   `yaml:"min_rate"`
 	Algorithm string `yaml:"algorithm"`
 	// Params is the active algorithm's parameter struct, decoded from
 	// cc.<algorithm>.
@@ -282,7 +282,7 @@ func Default() *Scenario {
 		NIC: NIC{
 			MTU:          1000,
 			DataClass:    3,
-			ACKClass:     ACKClassData,
+			ACKClass:     ACKClassAuto,
 			ACKInterval:  1,
 			NACKInterval: Duration(500 * engine.Microsecond),
 			RTO:          Duration(5 * engine.Millisecond),
@@ -291,7 +291,6 @@ func Default() *Scenario {
 			Scheduler:    "fair",
 		},
 		CC: CC{
-			MinRate:   Rate(engine.Gbps),
 			Algorithm: "none",
 		},
 		Workload: defaultWorkload(),

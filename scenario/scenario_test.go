@@ -48,7 +48,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown scheduler", "nic:\n  scheduler: lottery\n", nil,
 			`scenario.yaml:2: nic.scheduler: unknown scheduler "lottery" (valid: fair, fair-message)`},
 		{"unknown cc", "cc:\n  algorithm: bbr\n", nil,
-			`scenario.yaml:2: cc.algorithm: unknown algorithm "bbr" (valid: none)`},
+			`scenario.yaml:2: cc.algorithm: unknown algorithm "bbr" (valid: none, dcqcn, hpcc, timely, dctcp)`},
 		{"unknown key under scheduler", "nic:\n  scheduler: fair\n  fair:\n    quantum: 3\n", nil,
 			`scenario.yaml:4: nic.fair.quantum: unknown field "quantum": nic.fair takes no parameters`},
 		{"unknown key under inactive scheduler", "nic:\n  fair-message: {x: 1}\n", nil,
@@ -117,8 +117,6 @@ func TestParseErrors(t *testing.T) {
 			"scenario.yaml:1: topology.file: required when topology.kind is file"},
 		{"odd fat-tree k", "topology: {kind: fat-tree, k: 5}\n", nil,
 			"scenario.yaml:1: topology.k: must be even, got 5"},
-		{"min rate above host link", "cc: {min_rate: 200Gbps}\n", nil,
-			"scenario.yaml:1: cc.min_rate: 200Gbps is above topology.host_link (100Gbps)"},
 		{"unknown metric", "trace:\n  metrics: [queue_depth, latency]\n", nil,
 			`scenario.yaml:2: trace.metrics[1]: unknown metric "latency" (valid: queue_depth, pause_time, utilisation, qp_rate)`},
 		{"merge key", "base: &b {seed: 1}\n<<: *b\n", nil,
@@ -277,7 +275,6 @@ func TestDefaultValues(t *testing.T) {
 		{"nack_interval", s.NIC.NACKInterval.T(), 500 * engine.Microsecond},
 		{"rto", s.NIC.RTO.T(), 5 * engine.Millisecond},
 		{"cnp_interval", s.NIC.CNPInterval.T(), 50 * engine.Microsecond},
-		{"min_rate", s.CC.MinRate.R(), engine.Gbps},
 		{"load", s.Workload.Load, 0.5},
 	} {
 		if c.got != c.want {
@@ -360,7 +357,6 @@ topology: {kind: fat-tree, k: 8, link_delay: 250ns, host_link: 25Gbps, fabric_li
 switch: {discipline: wrr, wrr_weights: [1, 2, 3, 4, 5, 6, 7, 8], lossy_queue_limit: 100KiB, pfc: false,
          ecn: {kmin: 1, kmax: 1234567B, pmax: 0.123456789}, int: "off"}
 nic: {qp_mapping: pool:4, ack_class: control, cnp: packet, rto: never, scheduler: fair-message}
-cc: {min_rate: 100Mbps}
 workload: {kind: storage, hosts: "0-63", storage: {servers: "64-127", fan_out: 8, response_size: 64KiB, mean_interval: 10us}}
 extra_workloads:
   - {kind: incast, incast: {senders: 3, receiver: 5, period: 100us}}

@@ -212,12 +212,6 @@ func (s *Scenario) validateNIC() *FieldError {
 
 func (s *Scenario) validateCC() *FieldError {
 	c := &s.CC
-	if fe := positiveRate("cc.min_rate", c.MinRate); fe != nil {
-		return fe
-	}
-	if c.MinRate > s.Topology.HostLink {
-		return fieldErr("cc.min_rate", "%v is above topology.host_link (%v)", c.MinRate, s.Topology.HostLink)
-	}
 	return s.validatePlugin("cc", "algorithm", algorithms, c.Algorithm, c.Params)
 }
 

@@ -124,8 +124,9 @@ func (p Params) Validate() error {
 // timestamps.
 func Spec(p Params) cc.Spec {
 	return cc.Spec{
-		Name: Name,
-		New:  func(env cc.Env) cc.Algorithm { return New(p, env) },
+		Name:        Name,
+		AckHighPrio: p.AckHighPrio,
+		New:         func(env cc.Env) cc.Algorithm { return New(p, env) },
 	}
 }
 

@@ -54,8 +54,9 @@ func (p Params) Validate() error {
 // Spec describes rate-based DCTCP: no extra header, no INT, no timestamps.
 func Spec(p Params) cc.Spec {
 	return cc.Spec{
-		Name: Name,
-		New:  func(env cc.Env) cc.Algorithm { return New(p, env) },
+		Name:        Name,
+		AckHighPrio: p.AckHighPrio,
+		New:         func(env cc.Env) cc.Algorithm { return New(p, env) },
 	}
 }
 

@@ -96,6 +96,7 @@ func (p Params) Validate() error {
 func Spec(p Params) cc.Spec {
 	return cc.Spec{
 		Name:           Name,
+		AckHighPrio:    p.AckHighPrio,
 		HeaderBytes:    HeaderBytes,
 		NeedsTimestamp: true,
 		New:            func(env cc.Env) cc.Algorithm { return New(p, env) },
