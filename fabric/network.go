@@ -65,8 +65,9 @@ type Network struct {
 	// HostPorts[h] is host h's NIC-side port (its Owner is set by Attach).
 	HostPorts []*Port
 
-	cfg    Config
-	attach []int32 // host -> index in Switches of its switch
+	cfg      Config
+	attach   []int32 // host -> index in Switches of its switch
+	hostPort []int32 // host -> index of the port facing it on that switch
 
 	// Network-wide counters.
 	DroppedBytes   int64
@@ -110,11 +111,11 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		if s < len(t.SwitchNames) {
 			name = t.SwitchNames[s]
 		}
-		n.Switches = append(n.Switches, &Switch{net: n, ID: t.Hosts + s, Name: name, router: n.cfg.Router,
-			hostPort: map[int32]int32{}})
+		n.Switches = append(n.Switches, &Switch{net: n, ID: t.Hosts + s, index: s, Name: name, router: n.cfg.Router})
 	}
 	n.HostPorts = make([]*Port, t.Hosts)
 	n.attach = make([]int32, t.Hosts)
+	n.hostPort = make([]int32, t.Hosts)
 	nicRate := engine.Rate(0)
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
 		pt := &Port{net: n, Rate: rate, Delay: delay, strict: n.cfg.Strict, weights: n.cfg.Weights}
@@ -147,14 +148,17 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		a.Peer, b.Peer = b, a
 		if l.A < t.Hosts {
 			n.attach[l.A] = int32(l.B - t.Hosts)
-			n.Switches[l.B-t.Hosts].hostPort[int32(l.A)] = int32(b.Index)
+			n.hostPort[l.A] = int32(b.Index)
 		}
 		if l.B < t.Hosts {
 			n.attach[l.B] = int32(l.A - t.Hosts)
-			n.Switches[l.A-t.Hosts].hostPort[int32(l.B)] = int32(a.Index)
+			n.hostPort[l.B] = int32(a.Index)
 		}
 	}
 	for _, sw := range n.Switches {
+		for i := range sw.Ports {
+			sw.portIDs = append(sw.portIDs, int32(i))
+		}
 		sw.mmu.init(cfg.Buffer, cfg.Reserve, cfg.ResumeOffset, sw.Ports, nicRate)
 	}
 	if err := n.computeRoutes(); err != nil {

@@ -34,45 +34,46 @@ const (
 // transmitter, the per-class egress queues (switch ports) or a Source (host
 // ports), and the wire towards Peer. Packets on the wire wait in the port's
 // own FIFO, so only the next delivery sits in the global event queue.
+//
+// Field order is deliberate: what every delivery and transmission touches
+// comes first, within the first two cache lines.
 type Port struct {
-	net   *Network
+	// Hot: delivery, transmission, the queue summary.
+	wire      fifo
+	busyUntil engine.Time
+	net       *Network
+	Peer      *Port
+	Observer  Observer
+	source    Source
+	sw        *Switch // owning switch, nil for host ports
+	Rate      engine.Rate
+	Delay     engine.Time // propagation delay of the wire to Peer
+	qTotal    int64
+	wireBytes int64
+	TxBytes   int64 // counter: bytes transmitted
+	TxPackets int64 // counter: packets transmitted
+	txPending bool
+	nonEmpty  uint8 // bit c: q[c] has packets
+	paused    uint8 // bit c: egress class c paused by the peer (PFC)
+	strict    uint8 // bit c: class c is served by strict priority
+	stampIN   bool
+	rrClass   uint8
+	credit    int32
+
+	q       [NumClasses]fifo
+	qBytes  [NumClasses]int64
+	ecn     [NumClasses]*ECN // per class; nil = no marking
+	weights [NumClasses]int32
+
 	Owner Node
 	Index int // position in the owner's port list
-	Peer  *Port
-	Rate  engine.Rate
-	Delay engine.Time // propagation delay of the wire to Peer
-
-	source Source
-	sw     *Switch // owning switch, nil for host ports
-
-	q        [NumClasses]fifo
-	qBytes   [NumClasses]int64
-	qTotal   int64
-	nonEmpty uint8 // bit c: q[c] has packets
-	paused   uint8 // bit c: egress class c paused by the peer (PFC)
-
-	strict  uint8 // bit c: class c is served by strict priority
-	weights [NumClasses]int32
-	rrClass int
-	credit  int32
-
-	busyUntil engine.Time
-	txPending bool
-	wire      fifo
-
-	ecn     [NumClasses]*ECN // per class; nil = no marking
-	stampIN bool
 
 	pausedSince [NumClasses]engine.Time
 
 	// Counters (read them, do not write).
-	TxBytes     int64
-	TxPackets   int64
 	PausedTime  [NumClasses]engine.Time // time each egress class spent paused
 	PauseRx     int64                   // PAUSE frames received
 	MarkedPkts  int64                   // CE marks applied at this egress
-	Observer    Observer
-	wireBytes   int64
 	queuedPeakB int64
 }
 
@@ -200,12 +201,12 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 	if s := avail & pt.strict; s != 0 {
 		c = bits.TrailingZeros8(s)
 	} else {
-		c = pt.rrClass
+		c = int(pt.rrClass)
 		if avail&(1<<c) == 0 || pt.credit <= 0 {
 			// next available class after c, cyclically
 			rot := bits.RotateLeft8(avail, -(c + 1))
 			c = (c + 1 + bits.TrailingZeros8(rot)) % NumClasses
-			pt.rrClass = c
+			pt.rrClass = uint8(c)
 			pt.credit = pt.weights[c]
 		}
 		pt.credit--

@@ -20,10 +20,10 @@ type Switch struct {
 	mmu   mmu
 
 	router Router
-	// routes[dstSwitch] lists the ports on shortest paths to dstSwitch;
-	// hostPort[h] is the port facing host h when h is attached here.
-	routes   [][]int32
-	hostPort map[int32]int32
+	index int // position in Network.Switches
+	// routes[dstSwitch] lists the ports on shortest paths to dstSwitch.
+	routes  [][]int32
+	portIDs []int32 // 0, 1, ..., len(Ports)-1
 
 	// Counters.
 	Drops         int64 // packets dropped (lossy mode, or headroom overflow)
@@ -35,26 +35,15 @@ type Switch struct {
 
 // Routes returns the candidate egress ports towards host dst.
 func (s *Switch) Routes(dst int32) []int32 {
-	if pi, ok := s.hostPort[dst]; ok {
-		return s.single(pi)
+	a := s.net.attach[dst]
+	if int(a) == s.index {
+		return s.single(s.net.hostPort[dst])
 	}
-	return s.routes[s.net.attach[dst]]
+	return s.routes[a]
 }
 
-var singles [256][1]int32
-
-func init() {
-	for i := range singles {
-		singles[i][0] = int32(i)
-	}
-}
-
-func (s *Switch) single(pi int32) []int32 {
-	if int(pi) < len(singles) {
-		return singles[pi][:]
-	}
-	return []int32{pi}
-}
+// single returns the one-element route {pi} without allocating.
+func (s *Switch) single(pi int32) []int32 { return s.portIDs[pi : pi+1] }
 
 // Receive implements Node.
 func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
