@@ -20,7 +20,7 @@ type Switch struct {
 	mmu   mmu
 
 	router Router
-	index int // position in Network.Switches
+	index  int // position in Network.Switches
 	// routes[dstSwitch] lists the ports on shortest paths to dstSwitch.
 	routes  [][]int32
 	portIDs []int32 // 0, 1, ..., len(Ports)-1
