@@ -215,3 +215,13 @@ func NewStream(seed uint64, name string) *rand.Rand {
 	h.Write([]byte(name))
 	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
+
+// PendingByHandler counts pending events by the handler's dynamic type, a
+// diagnostic for what fills the queue.
+func (s *Sim) PendingByHandler() map[string]int {
+	out := map[string]int{}
+	for i := range s.q.ev {
+		out[fmt.Sprintf("%T/%d", s.q.ev[i].h, uint8(s.q.ev[i].key))]++
+	}
+	return out
+}

@@ -24,10 +24,10 @@ func (n *Network) InTransit() (packets, payload int64) {
 				payload += int64(p.Payload)
 			}
 		}
-		for p := pt.wire.head; p != nil; p = p.next {
+		pt.wire.each(func(p *Packet) {
 			packets++
 			payload += int64(p.Payload)
-		}
+		})
 	})
 	return packets, payload
 }

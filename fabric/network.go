@@ -118,7 +118,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	n.hostPort = make([]int32, t.Hosts)
 	nicRate := engine.Rate(0)
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
-		pt := &Port{net: n, Rate: rate, Delay: delay, strict: n.cfg.Strict, weights: n.cfg.Weights}
+		pt := &Port{net: n, sim: sim, Rate: rate, Delay: delay, strict: n.cfg.Strict, weights: n.cfg.Weights}
 		if owner >= t.Hosts {
 			sw := n.Switches[owner-t.Hosts]
 			pt.sw, pt.Owner, pt.Index = sw, sw, len(sw.Ports)

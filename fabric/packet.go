@@ -63,9 +63,8 @@ type Packet struct {
 	// packet struct within two cache lines.
 	INT *INTStack
 
-	inPort int32       // ingress port index at the current switch (buffer accounting)
-	arrive engine.Time // delivery time at the far end of the wire
-	ectx   uint8       // ingress class at the current switch
+	inPort int32 // ingress port index at the current switch (buffer accounting)
+	ectx   uint8 // ingress class at the current switch
 }
 
 // INTStack holds a packet's INT hop records.

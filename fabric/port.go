@@ -39,8 +39,9 @@ const (
 // comes first, within the first two cache lines.
 type Port struct {
 	// Hot: delivery, transmission, the queue summary.
-	wire      fifo
+	wire      wire
 	busyUntil engine.Time
+	sim       *engine.Sim
 	net       *Network
 	Peer      *Port
 	Observer  Observer
@@ -49,7 +50,6 @@ type Port struct {
 	Rate      engine.Rate
 	Delay     engine.Time // propagation delay of the wire to Peer
 	qTotal    int64
-	wireBytes int64
 	TxBytes   int64 // counter: bytes transmitted
 	TxPackets int64 // counter: packets transmitted
 	txPending bool
@@ -87,7 +87,7 @@ func (pt *Port) QueuedBytes() int64 { return pt.qTotal }
 func (pt *Port) PeakQueuedBytes() int64 { return pt.queuedPeakB }
 
 // WireBytes is the number of bytes on the wire towards Peer.
-func (pt *Port) WireBytes() int64 { return pt.wireBytes }
+func (pt *Port) WireBytes() int64 { return pt.wire.bytes }
 
 // Paused reports whether egress class c is paused by the peer.
 func (pt *Port) Paused(c uint8) bool { return pt.paused&(1<<c) != 0 }
@@ -112,9 +112,8 @@ func (pt *Port) Fire(now engine.Time, kind uint8) {
 		pt.transmit(now)
 	case evDeliver:
 		p := pt.wire.pop()
-		pt.wireBytes -= int64(p.Size)
-		if h := pt.wire.head; h != nil {
-			pt.net.Sim.At(h.arrive, pt, evDeliver)
+		if pt.wire.n > 0 {
+			pt.sim.At(pt.wire.next(), pt, evDeliver)
 		}
 		if pt.Observer != nil {
 			pt.Observer.Deliver(now, pt, p)
@@ -128,7 +127,7 @@ func (pt *Port) Kick(now engine.Time) {
 	if pt.busyUntil > now {
 		if !pt.txPending {
 			pt.txPending = true
-			pt.net.Sim.At(pt.busyUntil, pt, evTxDone)
+			pt.sim.At(pt.busyUntil, pt, evTxDone)
 		}
 		return
 	}
@@ -154,12 +153,11 @@ func (pt *Port) transmit(now engine.Time) {
 	pt.busyUntil = end
 	pt.TxBytes += int64(p.Size)
 	pt.TxPackets++
-	p.arrive = end + pt.Delay
-	if pt.wire.head == nil {
-		pt.net.Sim.At(p.arrive, pt, evDeliver)
+	arrive := end + pt.Delay
+	if pt.wire.n == 0 {
+		pt.sim.At(arrive, pt, evDeliver)
 	}
-	pt.wire.push(p)
-	pt.wireBytes += int64(p.Size)
+	pt.wire.push(arrive, p)
 	if pt.Observer != nil {
 		pt.Observer.Transmit(now, pt, p)
 	}
@@ -169,7 +167,7 @@ func (pt *Port) transmit(now engine.Time) {
 	}
 	if more {
 		pt.txPending = true
-		pt.net.Sim.At(end, pt, evTxDone)
+		pt.sim.At(end, pt, evTxDone)
 	}
 }
 

@@ -101,7 +101,7 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval}}
 	for i := range net.HostPorts {
 		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, rx: map[int64]*rxQP{}, pairs: map[int32]*pairQPs{},
-			sport: 10000, wakeAt: engine.Never}
+			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
 		h.port = net.Attach(i, h, h)
 		c.Hosts = append(c.Hosts, h)
 	}
@@ -151,8 +151,10 @@ type Host struct {
 	ready int
 	sport uint16
 
-	wakeAt engine.Time
-	fb     cc.Feedback
+	wakeAt     engine.Time
+	rtoCheckAt engine.Time // pending RTO check event, Never if none
+	fb         cc.Feedback
+	expired    []*QP
 }
 
 type pairQPs struct {
@@ -347,16 +349,61 @@ func (h *Host) armWake(now engine.Time) {
 	}
 }
 
-const evWake uint8 = 0
+const (
+	evWake uint8 = iota
+	evRTOCheck
+)
 
-// Fire implements engine.Handler (pacing wake-ups).
-func (h *Host) Fire(now engine.Time, _ uint8) {
+// Fire implements engine.Handler: pacing wake-ups and RTO checks.
+func (h *Host) Fire(now engine.Time, kind uint8) {
+	if kind == evRTOCheck {
+		h.checkRTO(now)
+		return
+	}
 	if now == h.wakeAt {
 		h.wakeAt = engine.Never
 	}
 	h.releasePaced(now)
 	h.port.Kick(now)
 	h.armWake(now)
+}
+
+// checkRTO times out every QP whose deadline has passed, in QP id order,
+// and schedules the next check at the earliest remaining deadline.
+func (h *Host) checkRTO(now engine.Time) {
+	if now != h.rtoCheckAt {
+		return // superseded by an earlier check
+	}
+	h.rtoCheckAt = engine.Never
+	next := engine.Never
+	h.expired = h.expired[:0]
+	for _, qp := range h.qps {
+		if qp.rtoAt == engine.Never {
+			continue
+		}
+		if qp.tx.InFlight() == 0 {
+			qp.rtoAt = engine.Never
+			continue
+		}
+		if qp.rtoAt <= now {
+			h.expired = append(h.expired, qp)
+		} else {
+			next = min(next, qp.rtoAt)
+		}
+	}
+	sortQPs(h.expired)
+	for _, qp := range h.expired {
+		qp.timeout(now)
+		next = min(next, qp.rtoAt)
+	}
+	if next != engine.Never {
+		h.rtoCheckAt = next
+		h.c.Sim.At(next, h, evRTOCheck)
+	}
+	if len(h.expired) > 0 {
+		clear(h.expired)
+		h.port.Kick(now)
+	}
 }
 
 func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {

@@ -33,8 +33,7 @@ type QP struct {
 	ready    bool
 	pacedIdx int
 
-	rtoAt      engine.Time
-	rtoPending bool
+	rtoAt engine.Time // retransmission deadline, Never when nothing is in flight
 	ccAt       engine.Time // earliest pending CC timer event
 
 	// Scheduler-owned state: a scheduler may use these freely for its
@@ -149,52 +148,44 @@ func (qp *QP) armCC(now engine.Time) {
 	qp.host.c.Sim.At(t, qp, evCC)
 }
 
+// armRTO sets the QP's retransmission deadline. The host keeps one event
+// at the earliest deadline of all its QPs (see Host.checkRTO): RTOs almost
+// never fire, and a pending event per QP would double the event queue.
 func (qp *QP) armRTO(at engine.Time) {
 	qp.rtoAt = at
-	if !qp.rtoPending {
-		qp.rtoPending = true
-		qp.host.c.Sim.At(at, qp, evRTO)
+	h := qp.host
+	if at < h.rtoCheckAt {
+		h.rtoCheckAt = at
+		h.c.Sim.At(at, h, evRTOCheck)
 	}
 }
 
-const (
-	evCC uint8 = iota
-	evRTO
-)
+const evCC uint8 = 0
 
 // Fire implements engine.Handler for the QP's timers.
-func (qp *QP) Fire(now engine.Time, kind uint8) {
+func (qp *QP) Fire(now engine.Time, _ uint8) {
 	if qp.closed {
 		return
 	}
-	h := qp.host
-	switch kind {
-	case evCC:
-		if now == qp.ccAt {
-			qp.ccAt = engine.Never
-		}
-		if qp.cc.NextTimer() <= now {
-			qp.cc.OnTimer(now)
-		}
-		qp.applyCC(now)
-		h.port.Kick(now)
-	case evRTO:
-		qp.rtoPending = false
-		if qp.rtoAt == engine.Never || qp.tx.InFlight() == 0 {
-			qp.rtoAt = engine.Never
-			return
-		}
-		if now < qp.rtoAt {
-			qp.armRTO(qp.rtoAt)
-			return
-		}
-		h.c.Counters.RTOs++
-		qp.tx.Rewind()
-		qp.rewound()
-		qp.armRTO(now + h.c.Cfg.RTO)
-		h.updateReady(qp)
-		h.port.Kick(now)
+	if now == qp.ccAt {
+		qp.ccAt = engine.Never
 	}
+	if qp.cc.NextTimer() <= now {
+		qp.cc.OnTimer(now)
+	}
+	qp.applyCC(now)
+	qp.host.port.Kick(now)
+}
+
+// timeout is a retransmission timeout: go back to the first unacknowledged
+// byte.
+func (qp *QP) timeout(now engine.Time) {
+	h := qp.host
+	h.c.Counters.RTOs++
+	qp.tx.Rewind()
+	qp.rewound()
+	qp.rtoAt = now + h.c.Cfg.RTO
+	h.updateReady(qp)
 }
 
 func sortQPs(qs []*QP) {
