@@ -175,8 +175,8 @@ func TestBuiltinErrorFile(t *testing.T) {
 	}
 	// A validation error on a field the built-in text sets names the
 	// built-in and the line.
-	_, err = Load("default", []string{"measure.warmup=5ms"})
-	if got, want := err.Error(), "--set measure.warmup=5ms: measure.warmup: 5ms is not before duration (2ms)"; got != want {
+	_, err = Load("default", []string{"measure.warmup=15ms"})
+	if got, want := err.Error(), "--set measure.warmup=15ms: measure.warmup: 15ms is not before duration (10ms)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	_, err = Parse(builtinFile("default"), []byte("name: d\nduration: 0s\n"), nil)
