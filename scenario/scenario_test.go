@@ -400,7 +400,10 @@ func TestSets(t *testing.T) {
 	want := Default()
 	want.Name = ""
 	want.Seed = 8
-	want.Duration = Duration(2 * engine.Millisecond)
+	want.Duration = Duration(10 * engine.Millisecond)
+	if err := want.SetAlgorithm("dcqcn"); err != nil {
+		t.Fatal(err)
+	}
 	want.Workload.Load = 0.8
 	want.NIC.Scheduler = "fair-message"
 	want.Switch.ECN.KMin = Size(100 * engine.KB)
