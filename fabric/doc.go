@@ -1,0 +1,72 @@
+// Package fabric models the network: packets, links, switch ports and
+// their queues, the shared buffer with PFC, ECN marking, INT stamping,
+// routing, topologies and trace points. It knows nothing of transports or
+// NICs: a host attaches to its port as a Node (what arrives) and a Source
+// (what to send when the transmitter is free).
+//
+// # Links and ports
+//
+// A Port is one end of a full-duplex link. Its transmitter serializes one
+// packet at a time at Rate (size*8/rate, exact in ps); the packet then
+// travels Delay and is delivered to the Peer's owner. Packets in flight
+// wait in the port's own ring with their delivery times, so only the next
+// delivery is in the event queue. A transmitter that finishes with nothing
+// left to send schedules no event; the next enqueue starts it (Kick).
+//
+// # Switches
+//
+// Switches are output queued with 8 priority classes per egress port. Class
+// 0 (control: PFC, CNP, optionally ACKs and grants) is always served first
+// and never paused, marked or admitted against the buffer. The other
+// classes are served by strict priority (the classes in Config.Strict, in
+// class order) and then weighted round robin with Config.Weights packets
+// per turn ("rr" = all weights 1, the reference model's discipline;
+// "strict" = every class strict), skipping paused classes.
+//
+// Buffer and PFC follow the reference model's Broadcom-style MMU exactly
+// (REFERENCE.md 3.3): per ingress (port, class) reserve, shared and
+// headroom bytes, a dynamic PAUSE threshold (buffer - headroom - reserve -
+// shared) >> shift with shift 3 at the NIC rate and one less per doubling,
+// headroom rate*delay*3/8, RESUME with a 3072 B offset. Receivers hold a
+// PAUSE until the RESUME (the reference ignores the pause timer). A drop in
+// lossless mode ("headroom full") is counted as a sizing error. In lossy
+// mode there is no PFC and an egress queue may hold at most LossyAlpha
+// times the free buffer (Choudhury-Hahne dynamic threshold; the reference
+// model has no lossy mode), optionally capped by LossyQueueLimit; drops
+// are counted.
+//
+// ECN is RED at dequeue on the egress class queue's bytes after the packet
+// left: above kmax always, between kmin and kmax with probability rising to
+// pmax. Thresholds are given at 100 Gbps and scaled with the port rate;
+// ClassECN overrides them per class. INT, when on, pushes one exact hop
+// record (rate, time, bytes sent before the packet, bytes left queued) per
+// switch egress on data packets; see INTHop for how it differs from the
+// reference's quantised fields.
+//
+// # Routing
+//
+// Router is a per-switch decision. ECMP hashes (src, dst, sport|dport<<16)
+// with MurmurHash3 salted with the switch id (and a seed-derived salt) over
+// the equal-cost next hops computed by BFS; Spray picks a next hop per
+// packet. Adaptive routing fits the same interface: it sees the switch's
+// ports and their queues. Hosts never carry transit traffic.
+//
+// # Topologies
+//
+// SpineLeaf (default 8 leaves x 16 hosts at 100 Gbps, 4 spines, one 400
+// Gbps link per leaf-spine pair, 1 us links: 1:1, REFERENCE.md 2.1), Star,
+// Dumbbell, FatTree (k-ary, three tiers) and ReadTopologyFile (the
+// reference model's topology.txt, parallel links kept). Host h is node h;
+// switches follow. PathBetween gives the first shortest path's rates and
+// delays for ideal-FCT computations; MaxRTTBDP gives maxRtt and maxBdp.
+//
+// # Trace points and checks
+//
+// A Port's Observer sees enqueue, dequeue, transmit, deliver, drop, mark
+// and pause/resume; a nil Observer costs one comparison. Check verifies
+// the accounting at any instant, CheckQuiescent a drained network (every
+// PAUSE answered, buffers empty).
+//
+// Packets are pooled (Pool): the component that removes a packet from the
+// network returns it, and nothing keeps a pointer after that.
+package fabric

@@ -1,0 +1,55 @@
+// Package rnic models the host RDMA NIC: queue pairs carrying messages,
+// the RoCEv2 transport per QP, congestion control per QP, and egress
+// arbitration through a pluggable Scheduler.
+//
+// # Messages and QPs
+//
+// A workload posts Messages (src, dst, bytes). Config.Mapping maps them
+// onto QPs: per-flow (one QP per message, torn down when its last byte is
+// acknowledged: the reference model) or a pool of K QPs per ordered host
+// pair (per-pair = 1), chosen round robin, where messages queue FIFO on
+// their QP and later ones wait behind the head-of-line message. A QP's
+// messages share one byte stream; a data packet never spans two messages.
+// A message completes when the ACK covering its last byte reaches the
+// sender (the reference model's FCT end).
+//
+// # Egress
+//
+// When the port may transmit, the NIC sends the head of its control queue
+// (ACK, NACK, CNP, grants) unless that packet's class is paused, else it
+// asks the Scheduler to Pick a ready QP and a data class. A QP is ready when
+// it has unsent bytes, its CC window is open (in flight < window) and its
+// pacing time has come: after a packet of L bytes at rate R the QP waits
+// L*8/R (a QP at line rate never waits longer than the port itself). A rate
+// change moves the pending pacing time by the difference of the two
+// serialization times (REFERENCE.md 5.1). When nothing is ready the NIC
+// wakes at the earliest pacing time. Hosts obey PFC per class and never
+// send PAUSE.
+//
+// The Scheduler is notified of every event that can change its choice (QP
+// opened/closed, message posted, head-of-line change, readiness, packet
+// sent, ACK, grant or control packet received, data received as a
+// receiver), reads per QP the head-of-line remaining bytes, the backlog
+// (messages queued behind the head), bytes in flight and readiness, and can
+// send control packets (NewControl, SendControl) that cross the fabric like
+// any packet.
+//
+// # Feedback and timers
+//
+// Each ACK or NACK becomes a cc.Feedback (ECN echo, RTT sample when the
+// algorithm asked for timestamps, INT hops when it asked for INT); the
+// algorithm's rate, window and next timer are applied after every call.
+// Standalone CNPs (cnp = packet) are rate limited per receive QP. The
+// retransmission timeout (default 5 ms; the reference model has none, so
+// in lossless runs an RTO is a bug signal and is counted) rewinds to the
+// first unacknowledged byte; one check event per host serves all its QPs.
+//
+// # Conservation
+//
+// Cluster.Check asserts, at any instant, that every payload byte sent has
+// arrived at a NIC, been dropped and counted, or is queued or on a wire;
+// that every live packet is somewhere; and the fabric's own invariants.
+// With -tags invariants it runs after every event, together with checks
+// that acknowledgement points never move back. CheckDrained adds that a
+// finished run left no packet, no pause and no buffer in use.
+package rnic

@@ -1,0 +1,26 @@
+// Package rocev2 is the RoCEv2 reliable-connection transport as pure state
+// machines: Sender (requester) and Receiver (responder) are handed the time
+// and a packet's fields and answer with what to send; the NIC does the
+// scheduling and the packets.
+//
+// Sequence numbers are byte offsets in a QP's stream, as in the reference
+// model (a PSN is offset/MTU). The receiver accepts only the next expected
+// byte (go-back-N): an in-order packet is ACKed when the in-order point
+// passes the next milestone (AckInterval bytes; 1 = every packet, the
+// reference) or ends a message; a packet beyond a gap is discarded and
+// answered with a NACK of the expected offset, at most once per
+// NackInterval for the same offset; a duplicate is discarded silently,
+// except that a duplicate ending a message is re-ACKed (an InfiniBand
+// responder re-acknowledges duplicates; the reference model does not, and
+// without it a lost final ACK in a lossy run hangs the flow until it is
+// resent forever). CE marks are echoed on the next ACK or NACK (the
+// reference's CNP flag).
+//
+// The sender keeps snd_una, snd_nxt and the highest byte ever sent; a NACK
+// acknowledges what precedes it and rewinds snd_nxt to it, a timeout
+// rewinds to snd_una, and bytes sent again are counted as retransmitted.
+//
+// Headers gives wire sizes: ReferenceHeaders (data = payload + 48 B, ACK =
+// max(60, 46 + CC bytes)) and RealisticHeaders (62 B Ethernet/IP/UDP/BTH
+// overhead, 66 B ACKs, 20 B preamble and gap per frame).
+package rocev2
