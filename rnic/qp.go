@@ -34,7 +34,7 @@ type QP struct {
 	pacedIdx int
 
 	rtoAt engine.Time // retransmission deadline, Never when nothing is in flight
-	ccAt       engine.Time // earliest pending CC timer event
+	ccAt  engine.Time // earliest pending CC timer event
 
 	// Scheduler-owned state: a scheduler may use these freely for its
 	// own lists and ranks; the NIC never reads them.
