@@ -88,8 +88,9 @@
 //
 //	run_id               string
 //	time_ns              int64    ns     sampling instant
-//	component            string          e.g. "leaf0.port3", "host5.qp2"
-//	metric               string          e.g. queue depth, pause time, utilisation, rate; its unit is in its name
+//	component            string          "<switch>/p<port>" (e.g. "leaf0/p3"), "host<h>" (the NIC port) or "qp<id>"
+//	metric               string          queue_depth (B queued at the egress, all classes), pause_time and
+//	                                     utilisation (fractions of the interval), qp_rate (b/s)
 //	value                double
 //
 // run.parquet, one row per run (RunRecord), written last: its presence
@@ -108,7 +109,8 @@
 //	events               int64           events processed
 //	flows_total          int64           flows posted (in the window or not)
 //	flows_done           int64           of those, flows finished
-//	achieved_load        double   -      delivered load, fraction of host link rate
+//	achieved_load        double   -      offered load of the flows that started in the window: their bytes
+//	                                     over (hosts x host link rate x window)
 //	mean_slowdown        double   -      over finished in-window flows, each clamped at 1; NaN if none
 //	p50_slowdown         double   -      sorted[int(n*0.50)] of the same; NaN if none
 //	p95_slowdown         double   -      sorted[int(n*0.95)]
@@ -116,9 +118,10 @@
 //	flows_below_one      int64           finished in-window flows with unclamped slowdown < 1
 //	bytes_dropped        int64    B      bytes dropped anywhere (lossy mode, overflow)
 //	pfc_pause_frames     int64           PFC pause frames sent
-//	nacks                int64           NACKs sent
+//	nacks                int64           NACKs received by senders
 //	rto_timeouts         int64           retransmission timeouts fired
-//	cnps                 int64           CNPs sent
+//	cnps                 int64           congestion notifications received by senders (CNP flags on ACKs,
+//	                                     or CNP packets), whether or not the CC reacts to them
 //	counters             map<string,int64>  component counters (e.g. STORM guard stalls), keys ascending
 //
 // Each swept parameter of a sweep point then adds one column, named by its

@@ -206,8 +206,12 @@ func newGenerator(w *Workload, s *Scenario, hosts int, rng *rand.Rand) (cloud.Ge
 			Stop: stop, Name: "cloud"}, rng)
 	case Incast:
 		p := w.Incast
+		load := p.LoadFraction
+		if p.Period > 0 {
+			load = 0 // a period makes the events periodic; load_fraction is then unused
+		}
 		return cloud.NewIncast(cloud.IncastConfig{Hosts: hostIDs, Senders: p.Senders, Receiver: p.Receiver,
-			FlowSize: int64(p.FlowSize), Load: p.LoadFraction, HostRate: rate, Period: engine.Time(p.Period),
+			FlowSize: int64(p.FlowSize), Load: load, HostRate: rate, Period: engine.Time(p.Period),
 			Stop: stop, Name: "incast"}, rng)
 	case Flowlist:
 		f, err := os.Open(w.Flowlist.File)
@@ -234,7 +238,10 @@ func newGenerator(w *Workload, s *Scenario, hosts int, rng *rand.Rand) (cloud.Ge
 		cfg := cloud.StorageConfig{Clients: hostIDs, Servers: servers, FanOut: p.FanOut,
 			ResponseSize: int64(p.ResponseSize), Load: p.RequestLoad, HostRate: rate,
 			MeanInterval: engine.Time(p.MeanInterval), Stop: stop, Name: "storage"}
-		if p.ResponseDistribution != "" {
+		if p.MeanInterval > 0 {
+			cfg.Load = 0 // a mean interval sets the request rate; request_load is then unused
+		}
+		if p.ResponseDistribution != "" && p.ResponseSize == 0 {
 			cdf, err := cloud.Load(p.ResponseDistribution)
 			if err != nil {
 				return nil, fmt.Errorf("storage.response_distribution: %v", err)

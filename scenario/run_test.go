@@ -1,0 +1,126 @@
+package scenario
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/dcsim/dcsim/analysis"
+)
+
+// A run cut short by drain_limit records every flow; the unfinished ones
+// have null finish, fct and slowdown and are counted, not dropped.
+func TestUnfinishedFlowsRecorded(t *testing.T) {
+	s, err := Load("default", []string{"topology.kind=star", "topology.hosts=8", "duration=200us",
+		"drain_limit=1us", "workload.distribution=websearch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sim.Run(Options{})
+	if res.Drained {
+		t.Fatal("run drained; want websearch flows cut off by a 1us drain limit")
+	}
+	dir := t.TempDir()
+	if err := res.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	flows, err := analysis.ReadFlows(filepath.Join(dir, analysis.FlowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(flows)) != sim.Cluster.Counters.MessagesPosted {
+		t.Fatalf("%d flow rows, %d posted", len(flows), sim.Cluster.Counters.MessagesPosted)
+	}
+	unfinished := 0
+	for _, f := range flows {
+		if f.FinishNs == nil {
+			unfinished++
+			if f.FctNs != nil || f.Slowdown != nil {
+				t.Errorf("flow %d: unfinished but has fct or slowdown", f.FlowID)
+			}
+		}
+	}
+	if unfinished == 0 || res.Analysis.Overall.Unfinished != unfinished {
+		t.Fatalf("%d unfinished rows, summary says %d", unfinished, res.Analysis.Overall.Unfinished)
+	}
+	if res.Run.FlowsDone+int64(unfinished) != res.Run.FlowsTotal {
+		t.Fatalf("run.parquet: %d done + %d unfinished != %d total", res.Run.FlowsDone, unfinished, res.Run.FlowsTotal)
+	}
+}
+
+// Every built-in scenario builds, and the same seed gives the same run.
+func TestBuiltinsBuildAndRepeat(t *testing.T) {
+	for _, b := range Builtins() {
+		s, err := Load(b.Name, []string{"duration=100us", "drain_limit=1ms"})
+		if err != nil {
+			t.Fatalf("%s: %v", b.Name, err)
+		}
+		var events [2]int64
+		var flows [2][]analysis.FlowRecord
+		for i := range events {
+			sim, err := Build(s)
+			if err != nil {
+				t.Fatalf("%s: %v", b.Name, err)
+			}
+			r := sim.Run(Options{})
+			events[i], flows[i] = r.Run.Events, r.Flows
+		}
+		if events[0] != events[1] || len(flows[0]) != len(flows[1]) {
+			t.Fatalf("%s: runs differ: %d vs %d events, %d vs %d flows", b.Name, events[0], events[1], len(flows[0]), len(flows[1]))
+		}
+		for i := range flows[0] {
+			a, c := flows[0][i], flows[1][i]
+			if a.FlowID != c.FlowID || a.SizeBytes != c.SizeBytes || (a.FinishNs == nil) != (c.FinishNs == nil) ||
+				(a.FinishNs != nil && *a.FinishNs != *c.FinishNs) {
+				t.Fatalf("%s: flow %d differs between identical runs", b.Name, a.FlowID)
+			}
+		}
+	}
+}
+
+// Every workload kind builds and runs to completion on a small star, and
+// extra workloads add their flows on top of the main one.
+func TestWorkloadKinds(t *testing.T) {
+	base := []string{"topology.kind=star", "topology.hosts=8", "duration=300us", "drain_limit=50ms"}
+	for _, tc := range []struct {
+		name string
+		sets []string
+		gens map[string]bool
+	}{
+		{"cloud", []string{"workload.distribution=alistorage"}, map[string]bool{"cloud": true}},
+		{"incast poisson", []string{"workload.kind=incast", "workload.incast.senders=4", "workload.incast.flow_size=50KB",
+			"workload.incast.load_fraction=0.1"}, map[string]bool{"incast": true}},
+		{"incast periodic", []string{"workload.kind=incast", "workload.incast.senders=7", "workload.incast.receiver=0",
+			"workload.incast.period=100us"}, map[string]bool{"incast": true}},
+		{"flowlist", []string{"workload.kind=flowlist", "workload.flowlist.file=testdata/flows.csv"}, map[string]bool{"flowlist": true}},
+		{"storage", []string{"workload.kind=storage", "workload.hosts=0-1", "workload.storage.servers=2-7",
+			"workload.storage.fan_out=3", "workload.storage.response_size=20KB", "workload.storage.mean_interval=20us"},
+			map[string]bool{"storage": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Load("default", append(append([]string(nil), base...), tc.sets...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := Build(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := sim.Run(Options{})
+			if !res.Drained || len(res.Flows) == 0 {
+				t.Fatalf("drained %v with %d flows", res.Drained, len(res.Flows))
+			}
+			for _, f := range res.Flows {
+				if !tc.gens[f.Generator] {
+					t.Fatalf("flow from generator %q", f.Generator)
+				}
+			}
+			if err := sim.Cluster.CheckDrained(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
