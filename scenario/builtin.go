@@ -30,6 +30,20 @@ cc: {algorithm: dcqcn}
 `,
 	},
 	{
+		Builtin: Builtin{Name: "hpcc-paper", Doc: "HPCC paper's FCT experiment: WebSearch at 30% load (--set workload.load=0.5 for 50%), DCQCN (--set cc.algorithm=hpcc), 128-host spine-leaf"},
+		text: `# The FCT experiment of the HPCC paper (SIGCOMM 2019): WebSearch flows at
+# 30% and 50% load, DCQCN against HPCC, slowdown per flow-size bucket at
+# p50/p95/p99. The paper used a 320-server fat-tree; this runs on dcsim's
+# 128-host 100 Gbps spine-leaf (REFERENCE.md 2.1). Compare with
+#   dcsim run hpcc-paper --set cc.algorithm=hpcc
+#   dcsim run hpcc-paper --set workload.load=0.5 [--set cc.algorithm=hpcc]
+name: hpcc-paper
+duration: 10ms
+cc: {algorithm: dcqcn}
+workload: {kind: cloud, distribution: websearch, load: 0.3}
+`,
+	},
+	{
 		Builtin: Builtin{Name: "incast-star", Doc: "16 hosts on one switch, 15:1 incast of 500KB flows into host 0 every 1ms"},
 		text: `# A 15:1 incast on a 16-host star: every 1ms, hosts 1-15 each send 500KB
 # to host 0 (600us of data at 100 Gbps).
