@@ -467,7 +467,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	_, err = Load("no-such-scenario", nil)
-	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, incast-star) nor a file`; got != want {
+	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, incast-star) nor a file`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if _, err = Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !errors.Is(err, os.ErrNotExist) {
