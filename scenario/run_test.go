@@ -124,3 +124,53 @@ func TestWorkloadKinds(t *testing.T) {
 		})
 	}
 }
+
+// trace.interval > 0 writes samples.parquet: every port's queue depth,
+// pause time and utilisation and every QP's rate at each interval, with
+// fractions in [0, 1] and non-negative depths.
+func TestSamplerWritesSamples(t *testing.T) {
+	s, err := Load("incast-star", []string{"duration=300us", "trace.interval=10us", "cc.algorithm=dcqcn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sim.Run(Options{})
+	dir := t.TempDir()
+	if err := res.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := analysis.ReadSamples(filepath.Join(dir, analysis.SamplesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	var busiest float64
+	for _, r := range rows {
+		seen[r.Metric]++
+		switch r.Metric {
+		case MetricUtilisation, MetricPauseTime:
+			if r.Value < 0 || r.Value > 1 {
+				t.Fatalf("%s %s at %d ns = %g, want a fraction", r.Component, r.Metric, r.TimeNs, r.Value)
+			}
+			if r.Metric == MetricUtilisation && r.Component == "sw0/p0" {
+				busiest = max(busiest, r.Value)
+			}
+		case MetricQueueDepth, MetricQPRate:
+			if r.Value < 0 {
+				t.Fatalf("%s %s = %g < 0", r.Component, r.Metric, r.Value)
+			}
+		}
+	}
+	for _, m := range []string{MetricQueueDepth, MetricPauseTime, MetricUtilisation, MetricQPRate} {
+		if seen[m] == 0 {
+			t.Errorf("no %s samples", m)
+		}
+	}
+	// The incast saturates the receiver's link (switch port 0 faces host 0).
+	if busiest < 0.95 {
+		t.Errorf("receiver link utilisation peaked at %.2f, want > 0.95 during the incast", busiest)
+	}
+}
