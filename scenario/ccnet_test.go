@@ -6,6 +6,7 @@ import (
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
@@ -224,6 +225,72 @@ func TestDCQCNEquilibrium(t *testing.T) {
 		}
 		if total < 0.9*goodputCap {
 			t.Errorf("N=%d: aggregate %.1f%% of capacity, want > 90%%", n, 100*total/goodputCap)
+		}
+	}
+}
+
+// markOnce sets CE on the n-th data packet leaving a port.
+type markOnce struct {
+	fabric.NopObserver
+	n, seen int
+}
+
+func (m *markOnce) Dequeue(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
+	if p.Kind == fabric.Data {
+		m.seen++
+		if m.seen == m.n {
+			p.CE = true
+		}
+	}
+}
+
+// rateLog records a QP's rate changes.
+type rateLog struct {
+	at    []engine.Time
+	rates []engine.Rate
+	cnpAt engine.Time
+}
+
+func (l *rateLog) Sent(engine.Time, *rnic.QP, *fabric.Packet) {}
+func (l *rateLog) Acked(now engine.Time, _ *rnic.QP, p *fabric.Packet) {
+	if p.CNP && l.cnpAt == 0 {
+		l.cnpAt = now
+	}
+}
+func (l *rateLog) RateChange(now engine.Time, _ *rnic.QP, _, r engine.Rate) {
+	l.at = append(l.at, now)
+	l.rates = append(l.rates, r)
+}
+
+// REFERENCE 11.2 "One CNP to a DCQCN QP", end to end: a switch marks one
+// data packet, the receiver echoes it on the ACK, and the sender's rate
+// must follow REFERENCE 5.2's sequence exactly: 50.7767 Gbps at the CNP's
+// arrival + 4 us + 1 ns, then 75.3883, 87.6942, 93.8471 Gbps at the
+// increase timer's 300 us firings. This checks the whole feedback path
+// (marking, echo, CC timers armed through the NIC), not just the
+// algorithm.
+func TestDCQCNOneCNPEndToEnd(t *testing.T) {
+	sim := ccStar(t, "dcqcn", 2, []cloud.Flow{{Src: 0, Dst: 1, Size: 1 << 40}})
+	egressTo(sim.Net, 1).Observer = &markOnce{n: 100}
+	log := &rateLog{}
+	sim.Cluster.Observer = log
+	sim.Engine.Run(2 * engine.Millisecond)
+	if log.cnpAt == 0 || len(log.rates) < 4 {
+		t.Fatalf("CNP at %v, %d rate changes; want one CNP and at least 4 changes", log.cnpAt, len(log.rates))
+	}
+	want := []struct {
+		at   engine.Time
+		gbps float64
+	}{
+		{log.cnpAt + 4*engine.Microsecond + engine.Nanosecond, 50.7767},
+		{log.cnpAt + 4*engine.Microsecond + engine.Nanosecond + 300*engine.Microsecond, 75.3883},
+		{log.cnpAt + 4*engine.Microsecond + engine.Nanosecond + 600*engine.Microsecond, 87.6942},
+		{log.cnpAt + 4*engine.Microsecond + engine.Nanosecond + 900*engine.Microsecond, 93.8471},
+	}
+	for i, w := range want {
+		got := float64(log.rates[i]) / 1e9
+		if log.at[i] != w.at || math.Abs(got-w.gbps) > 5e-5 {
+			t.Errorf("change %d: %.4f Gbps at %v, want %.4f Gbps at %v", i, got, log.at[i], w.gbps, w.at)
 		}
 	}
 }
