@@ -1,0 +1,176 @@
+// Package lint holds the project's own lint rules, written as tests.
+package lint
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/dcsim/dcsim/"
+
+// layers lists DESIGN.md's layout bottom up: a package may import only
+// packages of lower layers (and, for implementations, the interface they
+// implement, which is listed lower). Packages are matched by prefix.
+var layers = [][]string{
+	{"internal/"},
+	{"engine"},
+	{"fabric"},
+	{"cc"},
+	{"transport/"},
+	{"rnic"},
+	{"cc/cctest", "cc/dcqcn", "cc/hpcc", "cc/timely", "cc/dctcp", "cc/none"},
+	{"sched/"},
+	{"workloads/"},
+	{"analysis"},
+	{"scenario"},
+	{"sweep"},
+	{"cmd/"},
+}
+
+// core packages are simulation code: no wall clock, no file I/O, no
+// goroutines, no global math/rand.
+var core = []string{"engine", "fabric", "transport/", "rnic", "cc", "sched/"}
+
+func layerOf(pkg string) int {
+	best, bestLen := -1, -1
+	for i, l := range layers {
+		for _, p := range l {
+			if (pkg == strings.TrimSuffix(p, "/") || strings.HasPrefix(pkg, p) && strings.HasSuffix(p, "/") ||
+				strings.HasPrefix(pkg, p+"/")) && len(p) > bestLen {
+				best, bestLen = i, len(p)
+			}
+		}
+	}
+	return best
+}
+
+func isCore(pkg string) bool {
+	for _, c := range core {
+		if pkg == strings.TrimSuffix(c, "/") || strings.HasPrefix(pkg, strings.TrimSuffix(c, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+type file struct {
+	pkg  string
+	path string
+	ast  *ast.File
+}
+
+func sources(t *testing.T) []file {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []file
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "interop" || name == "examples") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		full, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		f.Decls = full.Decls
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		out = append(out, file{pkg: filepath.ToSlash(rel), path: path, ast: f})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Packages depend one way, downwards (DESIGN.md "Layout").
+func TestLayering(t *testing.T) {
+	for _, f := range sources(t) {
+		from := layerOf(f.pkg)
+		if from < 0 {
+			t.Errorf("%s: package %s is not in the layout (add it to lint.layers)", f.path, f.pkg)
+			continue
+		}
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(p, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(p, module)
+			to := layerOf(dep)
+			if to >= from && !(f.pkg != dep && strings.HasPrefix(f.pkg, "cc/") && dep == "cc") {
+				t.Errorf("%s: %s imports %s, which is not below it", f.path, f.pkg, dep)
+			}
+		}
+	}
+}
+
+// The simulation core uses no wall clock, files, goroutines or global
+// randomness: runs must be deterministic and I/O belongs above scenario.
+func TestCoreIsPure(t *testing.T) {
+	forbidden := map[string]string{"time": "wall clock", "os": "file I/O", "math/rand": "global randomness",
+		"io/ioutil": "file I/O", "net": "network I/O", "sync": "concurrency"}
+	for _, f := range sources(t) {
+		if !isCore(f.pkg) {
+			continue
+		}
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if why, bad := forbidden[p]; bad {
+				t.Errorf("%s: core package %s imports %s (%s)", f.path, f.pkg, p, why)
+			}
+		}
+		ast.Inspect(f.ast, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.GoStmt:
+				t.Errorf("%s: goroutine in core package %s", f.path, f.pkg)
+			case *ast.FuncDecl:
+				if x.Name.Name == "init" && x.Recv == nil {
+					t.Errorf("%s: init() in core package %s: register explicitly", f.path, f.pkg)
+				}
+			}
+			return true
+		})
+	}
+}
+
+func TestLayerOf(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string // a must be below b
+	}{
+		{"engine", "fabric"}, {"fabric", "cc"}, {"cc", "transport/rocev2"}, {"transport/rocev2", "rnic"},
+		{"rnic", "cc/dcqcn"}, {"cc/dcqcn", "sched/storm"}, {"sched/baselines", "workloads/cloud"},
+		{"workloads/simai", "analysis"}, {"analysis/queueing", "scenario"}, {"scenario", "sweep"},
+		{"sweep", "cmd/dcsim"}, {"internal/invariants", "engine"},
+	} {
+		if la, lb := layerOf(tc.a), layerOf(tc.b); la < 0 || lb < 0 || la >= lb {
+			t.Errorf("layer(%s) = %d, layer(%s) = %d: want the first below the second", tc.a, la, tc.b, lb)
+		}
+	}
+	if isCore("scenario") || !isCore("cc/dcqcn") || !isCore("rnic") {
+		t.Error("isCore misclassifies packages")
+	}
+}
