@@ -35,6 +35,7 @@ type Sim struct {
 	BaseRTT engine.Time
 
 	drivers []*driver
+	trains  []*trainer
 	paths   map[[2]int32]pathInfo
 }
 
@@ -179,11 +180,23 @@ func Build(s *Scenario) (*Sim, error) {
 		if i > 0 {
 			path = "extra_workloads[" + strconv.Itoa(i-1) + "]"
 		}
+		if ws[i].Kind == SimAI || ws[i].Kind == Collective {
+			tr, err := newTrainer(sim, &ws[i], topo.Hosts)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", path, err)
+			}
+			sim.trains = append(sim.trains, tr)
+			continue
+		}
 		gen, err := newGenerator(&ws[i], s, topo.Hosts, eng.Rand(path))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 		sim.AddGenerator(gen)
+	}
+	cl.OnComplete = sim.complete
+	for _, tr := range sim.trains {
+		tr.apply(tr.run.Start(0))
 	}
 	return sim, nil
 }

@@ -44,6 +44,51 @@ workload: {kind: cloud, distribution: websearch, load: 0.3}
 `,
 	},
 	{
+		Builtin: Builtin{Name: "gpt3-13b", Doc: "one GPT-3 13B training iteration (SimAI/AICB file, TP 8) on the 128-host spine-leaf, one GPU per host, MTU 4096"},
+		text: `# One training iteration of GPT-3 13B from the shipped AICB/SimAI file
+# (TP 8, PP 1, micro-batch 1, A100 compute times), one GPU per NIC on the
+# 128-host 100 Gbps spine-leaf, RoCE's usual 4096 B payload. The run ends
+# when the iteration ends; iterations.parquet holds its time.
+name: gpt3-13b
+duration: 1us
+drain_limit: 100s
+nic: {mtu: 4096}
+cc: {algorithm: dcqcn}
+workload:
+  kind: simai
+  simai: {file: G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt}
+`,
+	},
+	{
+		Builtin: Builtin{Name: "llama-7b", Doc: "one LLaMA 7B training iteration (SimAI/AICB file, TP 2) on the 128-host spine-leaf, one GPU per host, MTU 4096"},
+		text: `# One training iteration of LLaMA 7B from the shipped AICB/SimAI file
+# (TP 2), one GPU per NIC on the 128-host 100 Gbps spine-leaf, MTU 4096.
+name: llama-7b
+duration: 1us
+drain_limit: 100s
+nic: {mtu: 4096}
+cc: {algorithm: dcqcn}
+workload:
+  kind: simai
+  simai: {file: L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100.txt}
+`,
+	},
+	{
+		Builtin: Builtin{Name: "allreduce-128", Doc: "ring all-reduce of 64MiB over the 128-host spine-leaf: time and bus bandwidth"},
+		text: `# A collective micro-benchmark: one ring all-reduce of 64 MiB over all
+# 128 hosts of the spine-leaf (254 steps), MTU 4096. The summary prints the
+# time and the bus bandwidth (NCCL's definition).
+name: allreduce-128
+duration: 1us
+drain_limit: 10s
+nic: {mtu: 4096}
+cc: {algorithm: dcqcn}
+workload:
+  kind: collective
+  collective: {op: allreduce, bytes: 64MiB}
+`,
+	},
+	{
 		Builtin: Builtin{Name: "incast-star", Doc: "16 hosts on one switch, 15:1 incast of 500KB flows into host 0 every 1ms"},
 		text: `# A 15:1 incast on a 16-host star: every 1ms, hosts 1-15 each send 500KB
 # to host 0 (600us of data at 100 Gbps).

@@ -183,20 +183,25 @@ const (
 	Incast   = "incast"
 	Flowlist = "flowlist"
 	Storage  = "storage"
+	// SimAI and Collective runs end when their work is done, not at duration.
+	SimAI      = "simai"
+	Collective = "collective"
 )
 
-var workloadKinds = []string{Cloud, Incast, Flowlist, Storage}
+var workloadKinds = []string{Cloud, Incast, Flowlist, Storage, SimAI, Collective}
 
 // Workload is one traffic generator. Exactly the sub-struct of its kind
 // is non-nil (none for cloud).
 type Workload struct {
-	Kind         string          `yaml:"kind"`
-	Distribution string          `yaml:"distribution"`
-	Load         float64         `yaml:"load"`
-	Hosts        HostSet         `yaml:"hosts"`
-	Incast       *IncastParams   `yaml:"incast,omitempty"`
-	Flowlist     *FlowlistParams `yaml:"flowlist,omitempty"`
-	Storage      *StorageParams  `yaml:"storage,omitempty"`
+	Kind         string            `yaml:"kind"`
+	Distribution string            `yaml:"distribution"`
+	Load         float64           `yaml:"load"`
+	Hosts        HostSet           `yaml:"hosts"`
+	Incast       *IncastParams     `yaml:"incast,omitempty"`
+	Flowlist     *FlowlistParams   `yaml:"flowlist,omitempty"`
+	Storage      *StorageParams    `yaml:"storage,omitempty"`
+	SimAI        *SimAIParams      `yaml:"simai,omitempty"`
+	Collective   *CollectiveParams `yaml:"collective,omitempty"`
 }
 
 // IncastParams are the fields of an incast workload.
@@ -221,6 +226,36 @@ type StorageParams struct {
 	ResponseDistribution string   `yaml:"response_distribution"`
 	RequestLoad          float64  `yaml:"request_load"`
 	MeanInterval         Duration `yaml:"mean_interval"`
+}
+
+// SimAIParams are the fields of a training workload (REFERENCE.md 7.4-7.6):
+// a SimAI/AICB workload file, or one generated from a model.
+type SimAIParams struct {
+	File        string   `yaml:"file"`          // workload file, or a shipped one by name; empty = generate from model
+	Model       string   `yaml:"model"`         // gpt3-13b | gpt3-175b | llama-7b | llama-65b (when file is empty)
+	TP          int      `yaml:"tp"`            // generator: tensor parallel size
+	DP          int      `yaml:"dp"`            // generator: data parallel size (0 = hosts*gpus_per_host/tp)
+	EP          int      `yaml:"ep"`            // generator: expert parallel size
+	GA          int      `yaml:"ga"`            // generator: gradient accumulation steps
+	GPU         string   `yaml:"gpu"`           // generator: a100 | h100
+	Efficiency  float64  `yaml:"efficiency"`    // generator: fraction of peak FLOPs achieved
+	GPUs        int      `yaml:"gpus"`          // world size; 0 = the file's all_gpus, else hosts*gpus_per_host
+	GPUsPerHost int      `yaml:"gpus_per_host"` // GPUs sharing one NIC/host (intra-host over NVLink)
+	NVLink      Rate     `yaml:"nvlink"`        // per-GPU intra-host rate
+	Iterations  int      `yaml:"iterations"`    // training passes, back to back
+	SendLatency Duration `yaml:"send_latency"`  // fixed delay before every send (SimAI AS_SEND_LAT)
+	Channels    int      `yaml:"channels"`      // rings per collective
+	CommScale   float64  `yaml:"comm_scale"`    // multiplies every collective size (SimAI comm_scale)
+}
+
+// CollectiveParams are a collective micro-benchmark over the workload's
+// hosts: one collective of Bytes, Iterations times back to back.
+type CollectiveParams struct {
+	Op          string   `yaml:"op"`    // allreduce | reducescatter | allgather | alltoall
+	Bytes       Size     `yaml:"bytes"` // the collective's buffer size
+	Iterations  int      `yaml:"iterations"`
+	SendLatency Duration `yaml:"send_latency"`
+	Channels    int      `yaml:"channels"`
 }
 
 // RandomReceiver as IncastParams.Receiver draws each event's receiver.
@@ -313,16 +348,29 @@ func defaultIncast() *IncastParams {
 
 func defaultFlowlist() *FlowlistParams { return &FlowlistParams{} }
 
+func defaultSimAI() *SimAIParams {
+	return &SimAIParams{Model: "gpt3-13b", TP: 8, EP: 1, GA: 1, GPU: "a100", Efficiency: 0.5, GPUsPerHost: 1,
+		NVLink: Rate(2400 * engine.Gbps), Iterations: 1, SendLatency: Duration(6 * engine.Microsecond),
+		Channels: 1, CommScale: 1}
+}
+
+func defaultCollective() *CollectiveParams {
+	return &CollectiveParams{Op: "allreduce", Bytes: Size(16 * engine.MiB), Iterations: 1,
+		SendLatency: Duration(6 * engine.Microsecond), Channels: 1}
+}
+
 func defaultStorage() *StorageParams {
 	return &StorageParams{Servers: AllHosts, FanOut: 4, ResponseDistribution: "alistorage", RequestLoad: 0.3}
 }
 
 // setDefaults implementations let the decoder default a list element or
 // a sub-map that appears in the input.
-func (w *Workload) setDefaults()       { *w = defaultWorkload() }
-func (p *IncastParams) setDefaults()   { *p = *defaultIncast() }
-func (p *FlowlistParams) setDefaults() { *p = *defaultFlowlist() }
-func (p *StorageParams) setDefaults()  { *p = *defaultStorage() }
+func (w *Workload) setDefaults()         { *w = defaultWorkload() }
+func (p *IncastParams) setDefaults()     { *p = *defaultIncast() }
+func (p *FlowlistParams) setDefaults()   { *p = *defaultFlowlist() }
+func (p *StorageParams) setDefaults()    { *p = *defaultStorage() }
+func (p *SimAIParams) setDefaults()      { *p = *defaultSimAI() }
+func (p *CollectiveParams) setDefaults() { *p = *defaultCollective() }
 
 // normalise gives the workload's kind its sub-struct, with defaults if the
 // input had none. A sub-struct of another kind stays, for Validate to
@@ -336,5 +384,11 @@ func (w *Workload) normalise() {
 	}
 	if w.Kind == Storage && w.Storage == nil {
 		w.Storage = defaultStorage()
+	}
+	if w.Kind == SimAI && w.SimAI == nil {
+		w.SimAI = defaultSimAI()
+	}
+	if w.Kind == Collective && w.Collective == nil {
+		w.Collective = defaultCollective()
 	}
 }

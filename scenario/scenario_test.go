@@ -99,8 +99,8 @@ func TestParseErrors(t *testing.T) {
 			"scenario.yaml:4: workload.flowlist.file: required when workload.kind is flowlist"},
 		{"sub-map of another kind", "workload:\n  kind: cloud\n  incast: {senders: 3}\n", nil,
 			"scenario.yaml:3: workload.incast: only allowed when workload.kind is incast (it is cloud)"},
-		{"unknown workload kind", "workload: {kind: simai}\n", nil,
-			`scenario.yaml:1: workload.kind: unknown workload kind "simai" (valid: cloud, incast, flowlist, storage)`},
+		{"unknown workload kind", "workload: {kind: mpi}\n", nil,
+			`scenario.yaml:1: workload.kind: unknown workload kind "mpi" (valid: cloud, incast, flowlist, storage, simai, collective)`},
 		{"unknown distribution", "workload: {distribution: websearh}\n", nil,
 			`scenario.yaml:1: workload.distribution: unknown distribution "websearh" (valid: ` + strings.Join(cloud.BuiltinNames(), ", ") + ")"},
 		{"too many incast senders", "topology: {kind: star, hosts: 16}\nworkload:\n  kind: incast\n", nil,
@@ -126,7 +126,7 @@ func TestParseErrors(t *testing.T) {
 
 		// --set overrides.
 		{"bad set path", "", []string{"workload.lod=0.8"},
-			`--set workload.lod=0.8: workload.lod: unknown field "lod" (valid: kind, distribution, load, hosts, incast, flowlist, storage)`},
+			`--set workload.lod=0.8: workload.lod: unknown field "lod" (valid: kind, distribution, load, hosts, incast, flowlist, storage, simai, collective)`},
 		{"set through a scalar", "", []string{"seed.x=1"},
 			"--set seed.x=1: seed: want a single value, got a mapping"},
 		{"set through a scalar in the file", "workload: {load: 0.4}\n", []string{"workload.load.x=1"},
@@ -467,7 +467,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	_, err = Load("no-such-scenario", nil)
-	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, incast-star) nor a file`; got != want {
+	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, gpt3-13b, llama-7b, allreduce-128, incast-star) nor a file`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if _, err = Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !errors.Is(err, os.ErrNotExist) {

@@ -37,6 +37,9 @@ type Result struct {
 	Sim      *Sim
 	Flows    []analysis.FlowRecord
 	Samples  []analysis.SampleRecord
+	// Iterations and Collectives are filled by training workloads.
+	Iterations  []analysis.IterationRecord
+	Collectives []analysis.CollectiveRecord
 	Run      analysis.RunRecord
 	Params   []analysis.Param
 	Analysis analysis.Analysis
@@ -50,7 +53,8 @@ type Result struct {
 const chunk = 100 * engine.Microsecond
 
 // Run simulates the scenario: arrivals until duration, then a drain until
-// every flow has finished or drain_limit has passed.
+// every flow (and every training iteration) has finished or drain_limit
+// has passed.
 func (s *Sim) Run(opt Options) *Result {
 	sc := s.Scenario
 	start := time.Now()
@@ -78,7 +82,7 @@ func (s *Sim) Run(opt Options) *Result {
 				return false
 			}
 		}
-		return k.MessagesDone == k.MessagesPosted
+		return k.MessagesDone == k.MessagesPosted && s.trainingDone()
 	}
 	for !drained() && eng.Now() < limit {
 		if eng.Run(min(eng.Now()+chunk, limit)) {
@@ -91,6 +95,7 @@ func (s *Sim) Run(opt Options) *Result {
 	}
 	res := &Result{Sim: s, Drained: drained()}
 	res.Flows = s.flowRecords(opt.runID(sc))
+	res.Iterations, res.Collectives = s.trainingRecords(opt.runID(sc))
 	if smp != nil {
 		res.Samples = smp.records(opt.runID(sc))
 	}
@@ -177,6 +182,13 @@ func workloadName(w *Workload) string {
 	switch w.Kind {
 	case Cloud:
 		return "cloud:" + w.Distribution
+	case SimAI:
+		if w.SimAI.File != "" {
+			return "simai:" + w.SimAI.File
+		}
+		return "simai:" + w.SimAI.Model
+	case Collective:
+		return "collective:" + w.Collective.Op
 	}
 	return w.Kind
 }
@@ -193,6 +205,14 @@ func (r *Result) WriteDir(dir string) error {
 	}
 	if r.Samples != nil {
 		if err := analysis.WriteSamples(filepath.Join(dir, analysis.SamplesFile), r.Samples); err != nil {
+			return err
+		}
+	}
+	if len(r.Sim.trains) > 0 {
+		if err := analysis.WriteIterations(filepath.Join(dir, analysis.IterationsFile), r.Iterations); err != nil {
+			return err
+		}
+		if err := analysis.WriteCollectives(filepath.Join(dir, analysis.CollectivesFile), r.Collectives); err != nil {
 			return err
 		}
 	}
@@ -220,6 +240,7 @@ func (r *Result) Headline() string {
 	fmt.Fprintf(&b, "flows %d posted, %d finished; achieved load %.3f; drops %d B; PFC pauses %d; NACKs %d; RTOs %d; CNPs %d\n",
 		r.Run.FlowsTotal, r.Run.FlowsDone, r.Run.AchievedLoad, r.Run.BytesDropped, r.Run.PFCPauseFrames,
 		r.Run.NACKs, r.Run.RTOTimeouts, r.Run.CNPs)
+	b.WriteString(r.Sim.trainingSummary())
 	if !r.Drained {
 		fmt.Fprintf(&b, "note: the drain limit ended the run with %d flows unfinished (recorded with null finish)\n",
 			r.Run.FlowsTotal-r.Run.FlowsDone)

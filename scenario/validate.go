@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"math"
 	"errors"
 	"fmt"
 	"reflect"
@@ -294,7 +295,8 @@ func (w *Workload) validate(prefix string, n int, known bool) *FieldError {
 	for _, sub := range []struct {
 		kind string
 		set  bool
-	}{{Incast, w.Incast != nil}, {Flowlist, w.Flowlist != nil}, {Storage, w.Storage != nil}} {
+	}{{Incast, w.Incast != nil}, {Flowlist, w.Flowlist != nil}, {Storage, w.Storage != nil},
+		{SimAI, w.SimAI != nil}, {Collective, w.Collective != nil}} {
 		if sub.set && w.Kind != sub.kind {
 			return fieldErr(p+sub.kind, "only allowed when %skind is %s (it is %s)", p, sub.kind, w.Kind)
 		}
@@ -318,6 +320,57 @@ func (w *Workload) validate(prefix string, n int, known bool) *FieldError {
 		}
 	case Storage:
 		return w.Storage.validate(p+"storage.", hosts, n, known)
+	case SimAI:
+		return w.SimAI.validate(p + "simai.")
+	case Collective:
+		return w.Collective.validate(p + "collective.")
+	}
+	return nil
+}
+
+func (c *SimAIParams) validate(p string) *FieldError {
+	if strings.TrimSpace(c.File) == "" {
+		if fe := firstErr(
+			oneOf(p+"model", "model", c.Model, simaiModels()),
+			oneOf(p+"gpu", "gpu", c.GPU, []string{"a100", "h100"}),
+			between(p+"tp", c.TP, 1, maxHosts),
+			between(p+"dp", c.DP, 0, maxHosts),
+			between(p+"ep", c.EP, 1, maxHosts),
+			between(p+"ga", c.GA, 1, 1<<16),
+		); fe != nil {
+			return fe
+		}
+		if !(c.Efficiency > 0 && c.Efficiency <= 1) {
+			return fieldErr(p+"efficiency", "%v is not in (0, 1]", c.Efficiency)
+		}
+	}
+	if fe := firstErr(
+		between(p+"gpus", c.GPUs, 0, maxHosts),
+		between(p+"gpus_per_host", c.GPUsPerHost, 1, 1024),
+		positiveRate(p+"nvlink", c.NVLink),
+		between(p+"iterations", c.Iterations, 1, 1<<20),
+		nonNegativeTime(p+"send_latency", c.SendLatency, false),
+		between(p+"channels", c.Channels, 1, 1024),
+	); fe != nil {
+		return fe
+	}
+	if !(c.CommScale > 0) || math.IsInf(c.CommScale, 0) {
+		return fieldErr(p+"comm_scale", "must be positive and finite, got %v", c.CommScale)
+	}
+	return nil
+}
+
+func (c *CollectiveParams) validate(p string) *FieldError {
+	if fe := firstErr(
+		oneOf(p+"op", "collective", c.Op, []string{"allreduce", "reducescatter", "allgather", "alltoall"}),
+		between(p+"iterations", c.Iterations, 1, 1<<20),
+		nonNegativeTime(p+"send_latency", c.SendLatency, false),
+		between(p+"channels", c.Channels, 1, 1024),
+	); fe != nil {
+		return fe
+	}
+	if c.Bytes < 1 {
+		return fieldErr(p+"bytes", "must be at least 1B, got %d", int64(c.Bytes))
 	}
 	return nil
 }

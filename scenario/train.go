@@ -1,0 +1,224 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/rnic"
+	"github.com/dcsim/dcsim/workloads/simai"
+)
+
+// trainer executes a SimAI workload (or a collective micro-benchmark) on
+// the simulated network: the simai.Run decides what to send and when,
+// every network transfer is an rnic message, and the message's completion
+// drives the next step.
+type trainer struct {
+	sim *Sim
+	run *simai.Run
+	op  string // collective micro-benchmark: its op, for bus bandwidth
+	// ranks is the world size; bytes the micro-benchmark's buffer size.
+	ranks int
+	bytes int64
+}
+
+// trainPost and trainWake are the events of one pending action.
+type trainPost struct {
+	tr *trainer
+	t  simai.Transfer
+}
+
+type trainWake struct {
+	tr    *trainer
+	token int
+}
+
+// transferRef is the message's User: which trainer and transfer it is.
+type transferRef struct {
+	tr *trainer
+	id int
+}
+
+func (p *trainPost) Fire(now engine.Time, _ uint8) { p.tr.post(now, p.t) }
+func (w *trainWake) Fire(now engine.Time, _ uint8) { w.tr.apply(w.tr.run.Wake(now, w.token)) }
+
+func simaiModels() []string {
+	var out []string
+	for _, m := range simai.Models() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// loadSimAI reads a workload file (or a shipped one by name), or generates
+// one from the model.
+func loadSimAI(p *SimAIParams, gpus int) (*simai.Workload, error) {
+	if f := strings.TrimSpace(p.File); f != "" {
+		if w, err := simai.Shipped(f); err == nil {
+			return w, nil
+		}
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, fmt.Errorf("simai.file: %q is neither a shipped workload (%s) nor a readable file: %v",
+				f, strings.Join(simai.ShippedNames(), ", "), err)
+		}
+		defer fh.Close()
+		return simai.Parse(f, fh)
+	}
+	m, err := simai.ModelByName(p.Model)
+	if err != nil {
+		return nil, fmt.Errorf("simai.model: %v", err)
+	}
+	gpu, err := simai.GPUByName(p.GPU)
+	if err != nil {
+		return nil, fmt.Errorf("simai.gpu: %v", err)
+	}
+	gpu.Efficiency = p.Efficiency
+	dp := p.DP
+	if dp == 0 {
+		dp = gpus / p.TP
+	}
+	if dp < 1 || p.TP*dp > gpus {
+		return nil, fmt.Errorf("simai.tp: tp %d x dp %d does not fit %d GPUs", p.TP, dp, gpus)
+	}
+	return simai.Generate(m, simai.Parallelism{TP: p.TP, DP: dp, EP: p.EP, GA: p.GA}, gpu)
+}
+
+func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
+	cfg := simai.DefaultRunConfig()
+	tr := &trainer{sim: s}
+	var wl *simai.Workload
+	var err error
+	switch w.Kind {
+	case SimAI:
+		p := w.SimAI
+		cfg.GPUsPerHost = p.GPUsPerHost
+		cfg.NVLinkRate = engine.Rate(p.NVLink)
+		cfg.Iterations = p.Iterations
+		cfg.SendLatency = engine.Time(p.SendLatency)
+		cfg.Channels = p.Channels
+		cfg.CommScale = p.CommScale
+		cfg.GPUs = p.GPUs
+		if cfg.GPUs == 0 {
+			cfg.GPUs = hosts * p.GPUsPerHost
+		}
+		if wl, err = loadSimAI(p, cfg.GPUs); err != nil {
+			return nil, err
+		}
+		if p.GPUs == 0 && wl.AllGPUs > 0 && wl.AllGPUs <= hosts*p.GPUsPerHost {
+			cfg.GPUs = wl.AllGPUs
+		}
+	case Collective:
+		p := w.Collective
+		cfg.GPUs = hosts
+		cfg.Iterations = p.Iterations
+		cfg.SendLatency = engine.Time(p.SendLatency)
+		cfg.Channels = p.Channels
+		if wl, err = simai.Microbench(p.Op, int64(p.Bytes), hosts); err != nil {
+			return nil, fmt.Errorf("collective: %v", err)
+		}
+		tr.op, tr.bytes = p.Op, int64(p.Bytes)
+	}
+	if need := (cfg.GPUs + cfg.GPUsPerHost - 1) / cfg.GPUsPerHost; need > hosts {
+		return nil, fmt.Errorf("%d GPUs at %d per host need %d hosts; the topology has %d", cfg.GPUs, cfg.GPUsPerHost, need, hosts)
+	}
+	tr.ranks = cfg.GPUs
+	if tr.run, err = simai.NewRun(wl, cfg); err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+// apply turns the executor's actions into events. The slice is reused by
+// the executor's next call, so it is consumed here at once.
+func (tr *trainer) apply(actions []simai.Action) {
+	eng := tr.sim.Engine
+	for _, a := range actions {
+		switch a.Kind {
+		case simai.Post:
+			if a.At <= eng.Now() {
+				tr.post(eng.Now(), a.Transfer)
+			} else {
+				eng.At(a.At, &trainPost{tr, a.Transfer}, 0)
+			}
+		case simai.Wake:
+			eng.At(max(a.At, eng.Now()), &trainWake{tr, a.Token}, 0)
+		}
+	}
+}
+
+func (tr *trainer) post(now engine.Time, t simai.Transfer) {
+	s := tr.sim
+	if t.Bytes <= 0 || t.Src == t.Dst {
+		tr.apply(tr.run.Done(now, t.ID)) // nothing crosses the network
+		return
+	}
+	m := s.Cluster.NewMessage(t.Src, t.Dst, t.Bytes)
+	m.Generator, m.Tag, m.User = "simai", t.Tag, transferRef{tr, t.ID}
+	s.Messages = append(s.Messages, m)
+	s.Cluster.Post(m)
+}
+
+// complete is the cluster's completion callback: training transfers drive
+// their executor; other messages need nothing.
+func (s *Sim) complete(m *rnic.Message) {
+	if ref, ok := m.User.(transferRef); ok {
+		ref.tr.apply(ref.tr.run.Done(m.Finished, ref.id))
+	}
+}
+
+// iterationRecords and collectiveRecords convert the executors' statistics.
+func (s *Sim) trainingRecords(runID string) ([]analysis.IterationRecord, []analysis.CollectiveRecord) {
+	var its []analysis.IterationRecord
+	var cs []analysis.CollectiveRecord
+	for _, tr := range s.trains {
+		for _, it := range tr.run.Iterations() {
+			its = append(its, analysis.IterationRecord{RunID: runID, Iteration: int64(it.Iteration),
+				StartNs: it.Start.Nanoseconds(), EndNs: it.End.Nanoseconds(), DurationNs: it.Duration.Nanoseconds(),
+				ComputeNs: it.Compute.Nanoseconds(), ExposedCommNs: it.ExposedComm.Nanoseconds()})
+		}
+		for _, c := range tr.run.Collectives() {
+			cs = append(cs, analysis.CollectiveRecord{RunID: runID, Iteration: int64(c.Iteration), Name: c.Name,
+				Op: c.Op.String(), Group: c.Group, Bytes: c.Bytes, StartNs: c.Start.Nanoseconds(), EndNs: c.End.Nanoseconds()})
+		}
+	}
+	return its, cs
+}
+
+// trainingDone reports whether every training workload has finished.
+func (s *Sim) trainingDone() bool {
+	for _, tr := range s.trains {
+		if !tr.run.Finished() {
+			return false
+		}
+	}
+	return true
+}
+
+// trainingSummary is one line per training workload for the terminal.
+func (s *Sim) trainingSummary() string {
+	var b strings.Builder
+	for _, tr := range s.trains {
+		its := tr.run.Iterations()
+		if len(its) == 0 {
+			fmt.Fprintf(&b, "training: no iteration finished\n")
+			continue
+		}
+		var sum engine.Time
+		for _, it := range its {
+			sum += it.Duration
+		}
+		mean := sum / engine.Time(len(its))
+		fmt.Fprintf(&b, "training: %d iterations, mean iteration time %v (compute %v, exposed communication %v)",
+			len(its), mean, its[0].Compute, mean-its[0].Compute)
+		if tr.op != "" {
+			op, _ := simai.ParseOp(tr.op)
+			fmt.Fprintf(&b, "; %s of %s over %d hosts: bus bandwidth %.1f Gbps",
+				tr.op, analysis.HumanSize(tr.bytes), tr.ranks, simai.BusBandwidth(op, tr.bytes, tr.ranks, mean))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}

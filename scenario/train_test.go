@@ -1,0 +1,132 @@
+package scenario
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func runCollective(t *testing.T, op string, bytes string, hosts int, extra ...string) *Result {
+	t.Helper()
+	sets := append([]string{"topology.kind=star", fmt.Sprintf("topology.hosts=%d", hosts), "workload.kind=collective",
+		"workload.collective.op=" + op, "workload.collective.bytes=" + bytes, "duration=1us", "drain_limit=1s"}, extra...)
+	s, err := Load("default", sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sim.Run(Options{})
+	if !res.Drained || len(res.Iterations) != 1 {
+		t.Fatalf("%s: drained %v, %d iterations", op, res.Drained, len(res.Iterations))
+	}
+	return res
+}
+
+// Ring collectives on an idle non-blocking fabric (a star: every host link
+// carries one flow each way per step) take steps x (send latency + the
+// flow's standalone FCT), the flow being S/n bytes: 2(n-1) steps for
+// all-reduce, n-1 for reduce-scatter and all-gather (REFERENCE 7.6). A step
+// ends when the sender has the ACK of the flow's last byte (SimAI's ns-3
+// back end notifies both ends then). Every host's egress also carries the
+// 60 B ACKs of the flow it receives, ahead of its data, so a step's
+// serialization is (payload + 48 B + 60 B) per packet: without that term
+// the formula is 4.9% short. The standalone FCT formula charges a
+// payload-sized serialization per hop where the real last packet may be
+// shorter, and steps of different ranks overlap by a few ns, so the
+// tolerance is 0.5%.
+func TestCollectivesMatchRingFormula(t *testing.T) {
+	const n, size = 8, 8 << 20
+	for _, tc := range []struct {
+		op    string
+		steps int
+	}{{"allreduce", 2 * (n - 1)}, {"reducescatter", n - 1}, {"allgather", n - 1}} {
+		res := runCollective(t, tc.op, "8MiB", n)
+		chunk := int64(size / n)
+		pk := (chunk-1)/1000 + 1
+		fct := 4160*engine.Nanosecond + engine.Time((chunk+(48+60)*pk)*8*1e9/100e9)*engine.Nanosecond
+		want := engine.Time(tc.steps) * (6*engine.Microsecond + fct)
+		got := engine.Time(res.Iterations[0].DurationNs) * engine.Nanosecond
+		t.Logf("%s of 8MiB over %d hosts: %v, formula %v", tc.op, n, got, want)
+		if d := math.Abs(float64(got-want)) / float64(want); d > 0.005 {
+			t.Errorf("%s: took %v, want %v within 0.5%%", tc.op, got, want)
+		}
+	}
+}
+
+// The micro-benchmark summaries are pinned: a change in any of them is a
+// change in the simulator's behaviour and must be deliberate (go test
+// -run Golden -update rewrites the file).
+func TestCollectiveGolden(t *testing.T) {
+	var b strings.Builder
+	for _, op := range []string{"allreduce", "reducescatter", "allgather", "alltoall"} {
+		r1 := runCollective(t, op, "4MiB", 16)
+		r2 := runCollective(t, op, "4MiB", 16)
+		if r1.Iterations[0] != r2.Iterations[0] || r1.Run.Events != r2.Run.Events {
+			t.Fatalf("%s: two runs differ: %+v vs %+v", op, r1.Iterations[0], r2.Iterations[0])
+		}
+		it := r1.Iterations[0]
+		fmt.Fprintf(&b, "%s 4MiB 16 hosts: iteration %d ns, %d flows, %d events\n", op, it.DurationNs, len(r1.Flows), r1.Run.Events)
+	}
+	golden := "testdata/collectives.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// A generated LLaMA-7B iteration on 16 hosts, scaled down 1000x in bytes so
+// that it is quick: iteration time never falls below the compute time, and
+// iterations.parquet and collectives.parquet are written.
+func TestTrainingIteration(t *testing.T) {
+	s, err := Load("default", []string{"topology.kind=star", "topology.hosts=16", "workload.kind=simai",
+		"workload.simai.model=llama-7b", "workload.simai.tp=2", "workload.simai.comm_scale=0.001",
+		"workload.simai.iterations=2", "duration=1us", "drain_limit=10s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sim.Run(Options{})
+	if !res.Drained || len(res.Iterations) != 2 {
+		t.Fatalf("drained %v, %d iterations", res.Drained, len(res.Iterations))
+	}
+	for _, it := range res.Iterations {
+		if it.DurationNs < it.ComputeNs {
+			t.Errorf("iteration %d: %d ns, below its compute %d ns", it.Iteration, it.DurationNs, it.ComputeNs)
+		}
+	}
+	dir := t.TempDir()
+	if err := res.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	its, err := analysis.ReadIterations(dir + "/" + analysis.IterationsFile)
+	if err != nil || len(its) != 2 {
+		t.Fatalf("iterations.parquet: %d rows, %v", len(its), err)
+	}
+	cs, err := analysis.ReadCollectives(dir + "/" + analysis.CollectivesFile)
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("collectives.parquet: %d rows, %v", len(cs), err)
+	}
+	t.Logf("%s", res.Sim.trainingSummary())
+}
