@@ -1,0 +1,727 @@
+package simai
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/dcsim/dcsim/engine"
+)
+
+// RunConfig places a workload on GPUs and hosts and sets the collective
+// model. DefaultRunConfig holds the documented defaults; NewRun uses the
+// values as given (an explicit 0 is honoured where it is valid).
+type RunConfig struct {
+	// GPUs is the world size. 0 takes the workload's all_gpus (an error if
+	// that is absent too). SimAI also takes the world size from its
+	// topology, not from all_gpus.
+	GPUs int
+	// GPUsPerHost places rank r on host r/GPUsPerHost. Transfers between
+	// GPUs of one host do not use the network: they cross an NVLink-class
+	// link of NVLinkRate per GPU (default 1: every GPU is its own host).
+	GPUsPerHost int
+	// NVLinkRate is the per-GPU egress rate of intra-host transfers
+	// (default 2400 Gbps: A100 NVLink 3, 300 GB/s per direction).
+	NVLinkRate engine.Rate
+	// Iterations is the number of passes over the workload (default 1).
+	Iterations int
+	// SendLatency is the fixed delay before every send (default 6us,
+	// SimAI's AS_SEND_LAT default).
+	SendLatency engine.Time
+	// Channels is the number of rings per collective C (default 1): each
+	// flow carries S/(n*C) bytes.
+	Channels int
+	// CommScale and ComputeScale multiply every collective size and every
+	// compute time (SimAI's comm_scale and compute_scale; default 1).
+	// Scaled sizes round to the nearest byte (at least 1 B) and scaled
+	// times to the nearest picosecond. Update delays are not scaled.
+	CommScale, ComputeScale float64
+}
+
+// Defaults of RunConfig.
+const (
+	DefaultSendLatency = 6 * engine.Microsecond
+	DefaultNVLinkRate  = 2400 * engine.Gbps
+)
+
+// DefaultRunConfig returns the defaults: GPUs from the workload, one GPU
+// per host, NVLink 2400 Gbps, one iteration, 6us send latency, one channel,
+// no scaling.
+func DefaultRunConfig() RunConfig {
+	return RunConfig{GPUsPerHost: 1, NVLinkRate: DefaultNVLinkRate, Iterations: 1,
+		SendLatency: DefaultSendLatency, Channels: 1, CommScale: 1, ComputeScale: 1}
+}
+
+// Transfer is one RDMA message between two hosts.
+type Transfer struct {
+	// ID is unique within the Run; IDs of intra-host transfers, which are
+	// never posted, leave gaps.
+	ID             int
+	Src, Dst       int // hosts
+	SrcGPU, DstGPU int // ranks
+	Bytes          int64
+	// Tag names the collective and step:
+	// "i<iteration>/L<line>/<name>.<phase>/<group>/s<step>" plus "c<channel>"
+	// when there is more than one channel, e.g. "i0/L4/attention_layer.fwd/tp3/s5".
+	Tag string
+}
+
+// ActionKind says what an Action asks for.
+type ActionKind uint8
+
+// Kinds of Action.
+const (
+	// Post: hand Transfer to the network at time At; call Run.Done with
+	// its ID when its last byte is acknowledged.
+	Post ActionKind = iota + 1
+	// Wake: call Run.Wake with Token at time At.
+	Wake
+)
+
+// Action is one request from a Run to its driver.
+type Action struct {
+	Kind     ActionKind
+	At       engine.Time
+	Transfer Transfer // Post
+	Token    int      // Wake
+}
+
+// IterationStat describes one iteration (pass over the workload): from the
+// first rank starting it to the last rank finishing it, including its
+// outstanding collectives. It mirrors analysis.IterationRecord.
+type IterationStat struct {
+	Iteration            int
+	Start, End, Duration engine.Time
+	// Compute is one rank's compute in the pass: the sum of fwd, ig and wg
+	// times (scaled), the same for every rank.
+	Compute engine.Time
+	// ExposedComm is Duration - Compute: communication, update delays and
+	// waiting not hidden behind compute.
+	ExposedComm engine.Time
+}
+
+// CollectiveStat describes one collective on one group in one iteration.
+// It mirrors analysis.CollectiveRecord, with Line, Phase and Issued added.
+type CollectiveStat struct {
+	Iteration int
+	Name      string // "<line name>.<phase>", e.g. "attention_layer.fwd"
+	Line      int
+	Phase     Phase
+	Op        Op
+	Group     string // e.g. "tp3", "dp0", "world"
+	Bytes     int64  // as executed: after the forward minimum and CommScale
+	// Issued is when the first member issued it, Start when its first flow
+	// was posted (Issued + SendLatency), End when its last member finished
+	// (the last flow delivered), before the update delay.
+	Issued, Start, End engine.Time
+}
+
+// Wake tokens: the low two bits say what the token is about.
+const (
+	tokRank   = 0 // a rank's compute or blocking update delay elapsed
+	tokWG     = 1 // a non-blocking collective's update delay elapsed (rank*N + line)
+	tokNVLink = 2 // an intra-host transfer finished (transfer ID)
+)
+
+type opKind uint8
+
+const (
+	opCompute opKind = iota
+	opWaitWG
+	opColl
+	opWaitAll
+)
+
+// progOp is one step of the program every rank runs.
+type progOp struct {
+	kind     opKind
+	blocking bool
+	phase    Phase
+	line     int
+	d        engine.Time
+}
+
+// groupInfo is a communicator with its ring orders, built on first use.
+type groupInfo struct {
+	Group
+	name string
+	ring [][]int // per channel: ring position -> member
+	pos  [][]int // per channel: member -> ring position
+}
+
+type instKey struct {
+	pass, line int32
+	phase      Phase
+	kind       GroupKind
+	index      int32
+}
+
+type member struct {
+	issued, done     bool
+	recv, sendsDone  int
+	nextSend         []int // per channel: next ring step to send
+	gotStep          []bool
+	issuedAt, doneAt engine.Time
+}
+
+// inst is one collective in flight on one group.
+type inst struct {
+	key       instKey
+	g         *groupInfo
+	op        Op
+	bytes     int64
+	steps     int
+	expect    int // flows each member sends and receives
+	blocking  bool
+	members   []member
+	doneCount int
+	issued    engine.Time
+	start     engine.Time
+	end       engine.Time
+	tagPrefix string
+}
+
+type flowRef struct {
+	in        *inst
+	from, to  int // members
+	ch, step  int
+	intraHost bool
+}
+
+type rankState struct {
+	pc        int
+	pass      int
+	waitInst  *inst
+	waitLine  int
+	waitAll   bool
+	pendingWG int
+	wgPending []bool
+	passStart engine.Time
+	finished  bool
+}
+
+type passAcc struct {
+	start, end engine.Time
+	ranksDone  int
+}
+
+// Run executes a workload on a set of GPUs as a state machine with no
+// network of its own: Start, Done and Wake return Actions (transfers to
+// post, wake-ups to schedule) and the driver reports back. It is
+// deterministic: the same calls in the same order give the same actions.
+type Run struct {
+	w      *Workload
+	cfg    RunConfig
+	layout Layout
+	prog   []progOp
+	// per line and phase: executed bytes and whether the collective runs
+	bytes   [][3]int64
+	compute engine.Time
+
+	groups  [6][]*groupInfo
+	insts   map[instKey]*inst
+	flows   map[int]flowRef
+	nextID  int
+	ranks   []rankState
+	nvFree  []engine.Time
+	passes  []passAcc
+	started bool
+	done    int
+
+	iters []IterationStat
+	colls []CollectiveStat
+	out   []Action
+
+	posted, nvlinked int
+}
+
+// NewRun prepares w for execution. The workload is not copied and must
+// not change while the run is in use.
+func NewRun(w *Workload, cfg RunConfig) (*Run, error) {
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	if cfg.GPUs == 0 {
+		cfg.GPUs = w.AllGPUs
+		if cfg.GPUs == 0 {
+			return nil, fmt.Errorf("gpus: not set and the workload %s has no all_gpus", w.Name)
+		}
+	}
+	switch {
+	case cfg.Iterations < 1:
+		return nil, fmt.Errorf("iterations: must be >= 1, got %d", cfg.Iterations)
+	case cfg.Channels < 1:
+		return nil, fmt.Errorf("channels: must be >= 1, got %d", cfg.Channels)
+	case cfg.SendLatency < 0:
+		return nil, fmt.Errorf("send_latency: must be >= 0, got %v", cfg.SendLatency)
+	case cfg.NVLinkRate <= 0:
+		return nil, fmt.Errorf("nvlink_rate: must be > 0, got %v", cfg.NVLinkRate)
+	case !(cfg.CommScale > 0 && cfg.CommScale <= 1e6):
+		return nil, fmt.Errorf("comm_scale: must be in (0, 1e6], got %v", cfg.CommScale)
+	case !(cfg.ComputeScale > 0 && cfg.ComputeScale <= 1e6):
+		return nil, fmt.Errorf("compute_scale: must be in (0, 1e6], got %v", cfg.ComputeScale)
+	}
+	layout, err := NewLayout(cfg.GPUs, cfg.GPUsPerHost, w.TP, w.PP, w.EP)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", w.Name, err)
+	}
+	r := &Run{w: w, cfg: cfg, layout: layout, insts: map[instKey]*inst{}, flows: map[int]flowRef{}}
+	r.bytes = make([][3]int64, len(w.Lines))
+	for i := range w.Lines {
+		l := &w.Lines[i]
+		for p := Fwd; p <= WG; p++ {
+			c := l.Stage(p).Comm
+			if !c.Active() || layout.Size(c.Group) < 2 || (w.Policy == PolicyMicro && p != WG) {
+				continue
+			}
+			b := l.CommBytes(p)
+			if cfg.CommScale != 1 {
+				f := math.Round(float64(b) * cfg.CommScale)
+				if f > 1<<62 {
+					return nil, fmt.Errorf("comm_scale: line %d %s size %d x %v overflows", i, p, b, cfg.CommScale)
+				}
+				b = max(int64(f), 1)
+			}
+			r.bytes[i][p] = b
+		}
+	}
+	scale := func(d engine.Time) (engine.Time, error) {
+		if cfg.ComputeScale == 1 || d == 0 {
+			return d, nil
+		}
+		f := math.Round(float64(d) * cfg.ComputeScale)
+		if f > 1<<62 {
+			return 0, fmt.Errorf("compute_scale: time %v x %v overflows", d, cfg.ComputeScale)
+		}
+		return engine.Time(f), nil
+	}
+	if err := r.compile(scale); err != nil {
+		return nil, err
+	}
+	r.ranks = make([]rankState, cfg.GPUs)
+	for i := range r.ranks {
+		r.ranks[i] = rankState{waitLine: -1, wgPending: make([]bool, len(w.Lines))}
+	}
+	r.nvFree = make([]engine.Time, cfg.GPUs)
+	r.passes = make([]passAcc, cfg.Iterations)
+	for i := range r.passes {
+		r.passes[i].start = engine.Never
+	}
+	return r, nil
+}
+
+// compile builds the per-rank program of REFERENCE 7.5 (or MICRO's).
+func (r *Run) compile(scale func(engine.Time) (engine.Time, error)) error {
+	var prog []progOp
+	var total engine.Time
+	addCompute := func(d engine.Time) error {
+		d, err := scale(d)
+		if err != nil {
+			return err
+		}
+		total += d
+		if d == 0 {
+			return nil
+		}
+		if n := len(prog); n > 0 && prog[n-1].kind == opCompute {
+			prog[n-1].d += d
+			return nil
+		}
+		prog = append(prog, progOp{kind: opCompute, d: d})
+		return nil
+	}
+	coll := func(i int, p Phase, blocking bool) {
+		if r.bytes[i][p] > 0 {
+			prog = append(prog, progOp{kind: opColl, line: i, phase: p, blocking: blocking})
+		}
+	}
+	lines := r.w.Lines
+	if r.w.Policy == PolicyMicro {
+		for i := range lines {
+			l := &lines[i]
+			for _, d := range []engine.Time{l.Fwd.Compute, l.IG.Compute, l.WG.Compute} {
+				if err := addCompute(d); err != nil {
+					return err
+				}
+			}
+			coll(i, WG, true)
+		}
+	} else {
+		for i := range lines {
+			if r.bytes[i][WG] > 0 {
+				prog = append(prog, progOp{kind: opWaitWG, line: i})
+			}
+			if err := addCompute(lines[i].Fwd.Compute); err != nil {
+				return err
+			}
+			coll(i, Fwd, true)
+		}
+		for i := len(lines) - 1; i >= 0; i-- {
+			if err := addCompute(lines[i].IG.Compute); err != nil {
+				return err
+			}
+			coll(i, IG, true)
+			if err := addCompute(lines[i].WG.Compute); err != nil {
+				return err
+			}
+			coll(i, WG, false)
+		}
+	}
+	prog = append(prog, progOp{kind: opWaitAll})
+	r.prog, r.compute = prog, total
+	return nil
+}
+
+// Layout is the placement of ranks into groups and hosts.
+func (r *Run) Layout() Layout { return r.layout }
+
+// Hosts is the number of hosts the run needs: GPUs/GPUsPerHost, host h
+// holding ranks [h*GPUsPerHost, (h+1)*GPUsPerHost).
+func (r *Run) Hosts() int { return r.layout.Hosts() }
+
+// Config is the configuration in use (GPUs filled in from the workload).
+func (r *Run) Config() RunConfig { return r.cfg }
+
+// Compute is one rank's compute time per iteration (scaled).
+func (r *Run) Compute() engine.Time { return r.compute }
+
+// Finished reports whether every rank has completed every iteration.
+func (r *Run) Finished() bool { return r.done == len(r.ranks) }
+
+// Iterations returns the statistics of the iterations completed so far.
+func (r *Run) Iterations() []IterationStat { return r.iters }
+
+// Collectives returns the statistics of the collectives completed so far,
+// in completion order.
+func (r *Run) Collectives() []CollectiveStat { return r.colls }
+
+// Transfers returns how many transfers were posted to the network and how
+// many were carried over NVLink inside a host.
+func (r *Run) Transfers() (network, nvlink int) { return r.posted, r.nvlinked }
+
+// Start begins the run at now: every rank starts its first iteration. The
+// returned slice is valid until the next call on r.
+func (r *Run) Start(now engine.Time) []Action {
+	if r.started {
+		panic("simai: Run.Start called twice")
+	}
+	r.started = true
+	r.out = r.out[:0]
+	for i := range r.ranks {
+		r.ranks[i].passStart = now
+		r.advance(i, now)
+	}
+	return r.out
+}
+
+// Done reports that network transfer id (from a Post action) has been
+// delivered at now. The returned slice is valid until the next call on r.
+func (r *Run) Done(now engine.Time, id int) []Action {
+	ref, ok := r.flows[id]
+	if !ok || ref.intraHost {
+		panic(fmt.Sprintf("simai: Done for unknown transfer %d", id))
+	}
+	r.out = r.out[:0]
+	r.flowDone(id, ref, now)
+	return r.out
+}
+
+// Wake reports that the wake-up with token (from a Wake action) is due.
+// The returned slice is valid until the next call on r.
+func (r *Run) Wake(now engine.Time, token int) []Action {
+	if !r.started {
+		panic("simai: Run.Wake before Start")
+	}
+	r.out = r.out[:0]
+	idx := token >> 2
+	switch token & 3 {
+	case tokRank:
+		if idx < 0 || idx >= len(r.ranks) {
+			panic(fmt.Sprintf("simai: Wake with bad rank token %d", token))
+		}
+		r.advance(idx, now)
+	case tokWG:
+		n := len(r.w.Lines)
+		if n == 0 || idx < 0 || idx/n >= len(r.ranks) {
+			panic(fmt.Sprintf("simai: Wake with bad collective token %d", token))
+		}
+		r.wgDone(idx/n, idx%n, now)
+	case tokNVLink:
+		ref, ok := r.flows[idx]
+		if !ok || !ref.intraHost {
+			panic(fmt.Sprintf("simai: Wake for unknown intra-host transfer %d", idx))
+		}
+		r.flowDone(idx, ref, now)
+	default:
+		panic(fmt.Sprintf("simai: Wake with bad token %d", token))
+	}
+	return r.out
+}
+
+func (r *Run) wake(at engine.Time, token int) {
+	r.out = append(r.out, Action{Kind: Wake, At: at, Token: token})
+}
+
+// advance runs rank i's program from its current position until it must
+// wait for compute, a collective or an outstanding weight-gradient
+// collective.
+func (r *Run) advance(i int, now engine.Time) {
+	rs := &r.ranks[i]
+	for !rs.finished {
+		if rs.pc == len(r.prog) {
+			r.finishPass(i, now)
+			continue
+		}
+		op := &r.prog[rs.pc]
+		switch op.kind {
+		case opCompute:
+			rs.pc++
+			r.wake(now+op.d, i<<2|tokRank)
+			return
+		case opWaitWG:
+			if rs.wgPending[op.line] {
+				rs.waitLine = op.line
+				return
+			}
+			rs.pc++
+		case opColl:
+			rs.pc++
+			in := r.issue(i, op, now)
+			if op.blocking {
+				rs.waitInst = in
+				return
+			}
+			rs.wgPending[op.line] = true
+			rs.pendingWG++
+		case opWaitAll:
+			if rs.pendingWG > 0 {
+				rs.waitAll = true
+				return
+			}
+			rs.pc++
+		}
+	}
+}
+
+func (r *Run) finishPass(i int, now engine.Time) {
+	rs := &r.ranks[i]
+	acc := &r.passes[rs.pass]
+	acc.start = min(acc.start, rs.passStart)
+	acc.end = max(acc.end, now)
+	acc.ranksDone++
+	if acc.ranksDone == len(r.ranks) {
+		d := acc.end - acc.start
+		r.iters = append(r.iters, IterationStat{Iteration: rs.pass, Start: acc.start, End: acc.end,
+			Duration: d, Compute: r.compute, ExposedComm: d - r.compute})
+	}
+	rs.pass++
+	rs.pc = 0
+	rs.passStart = now
+	if rs.pass == len(r.passes) {
+		rs.finished = true
+		r.done++
+	}
+}
+
+// wgDone clears rank i's outstanding weight-gradient collective of line.
+func (r *Run) wgDone(i, line int, now engine.Time) {
+	rs := &r.ranks[i]
+	if !rs.wgPending[line] {
+		panic(fmt.Sprintf("simai: rank %d line %d: weight-gradient collective finished twice", i, line))
+	}
+	rs.wgPending[line] = false
+	rs.pendingWG--
+	switch {
+	case rs.waitLine == line:
+		rs.waitLine = -1
+		r.advance(i, now)
+	case rs.waitAll && rs.pendingWG == 0:
+		rs.waitAll = false
+		r.advance(i, now)
+	}
+}
+
+func (r *Run) group(k GroupKind, index int) *groupInfo {
+	gs := r.groups[k]
+	if gs == nil {
+		gs = make([]*groupInfo, r.layout.Count(k))
+		r.groups[k] = gs
+	}
+	if g := gs[index]; g != nil {
+		return g
+	}
+	g := &groupInfo{Group: r.layout.Group(k, index)}
+	g.name = g.Group.Name()
+	n := len(g.Ranks)
+	for c := 0; c < r.cfg.Channels; c++ {
+		ring := r.layout.Ring(g.Group, c)
+		pos := make([]int, n)
+		for p, m := range ring {
+			pos[m] = p
+		}
+		g.ring = append(g.ring, ring)
+		g.pos = append(g.pos, pos)
+	}
+	gs[index] = g
+	return g
+}
+
+// issue makes rank i join the collective of op, creating it on first use,
+// and sends what it can.
+func (r *Run) issue(i int, op *progOp, now engine.Time) *inst {
+	l := &r.w.Lines[op.line]
+	c := l.Stage(op.phase).Comm
+	gi, m := r.layout.Index(c.Group, i)
+	key := instKey{pass: int32(r.ranks[i].pass), line: int32(op.line), phase: op.phase, kind: c.Group, index: int32(gi)}
+	in := r.insts[key]
+	if in == nil {
+		g := r.group(c.Group, gi)
+		n := len(g.Ranks)
+		execOp := c.Op
+		if execOp == OpAllReduceAllToAll {
+			execOp = OpAllReduce
+		}
+		in = &inst{key: key, g: g, op: execOp, bytes: r.bytes[op.line][op.phase], steps: Steps(execOp, n),
+			blocking: op.blocking, members: make([]member, n), issued: now, start: engine.Never}
+		if execOp == OpAllToAll {
+			in.expect = (n - 1) * r.cfg.Channels
+		} else {
+			in.expect = in.steps * r.cfg.Channels
+		}
+		if execOp != OpAllToAll {
+			// A member may receive before it issues, so every member's
+			// ring state exists from the start.
+			ch := r.cfg.Channels
+			next := make([]int, n*ch)
+			got := make([]bool, n*ch*in.steps)
+			for j := range in.members {
+				in.members[j].nextSend = next[j*ch : (j+1)*ch]
+				in.members[j].gotStep = got[j*ch*in.steps : (j+1)*ch*in.steps]
+			}
+		}
+		in.tagPrefix = "i" + strconv.Itoa(int(key.pass)) + "/L" + strconv.Itoa(op.line) + "/" + l.Name + "." + op.phase.String() + "/" + g.name + "/s"
+		r.insts[key] = in
+	}
+	mb := &in.members[m]
+	if mb.issued {
+		panic(fmt.Sprintf("simai: rank %d issued %s twice", i, in.tagPrefix))
+	}
+	mb.issued = true
+	mb.issuedAt = now
+	n := len(in.members)
+	if in.op == OpAllToAll {
+		for ch := 0; ch < r.cfg.Channels; ch++ {
+			for j := 0; j < n; j++ {
+				if j != m {
+					r.send(in, m, j, ch, 0, flowBytes(in.op, in.bytes, n, r.cfg.Channels, ch, j), now)
+				}
+			}
+		}
+		return in
+	}
+	for ch := 0; ch < r.cfg.Channels; ch++ {
+		r.trySend(in, m, ch, now)
+	}
+	return in
+}
+
+// trySend sends every ring step member m may send on channel ch: step k
+// once m has issued the collective and received step k-1.
+func (r *Run) trySend(in *inst, m, ch int, now engine.Time) {
+	mb := &in.members[m]
+	if !mb.issued {
+		return
+	}
+	g := in.g
+	n := len(in.members)
+	p := g.pos[ch][m]
+	succ := g.ring[ch][(p+1)%n]
+	for k := mb.nextSend[ch]; k < in.steps; k++ {
+		if k > 0 && !mb.gotStep[ch*in.steps+k-1] {
+			break
+		}
+		mb.nextSend[ch] = k + 1
+		r.send(in, m, succ, ch, k, flowBytes(in.op, in.bytes, n, r.cfg.Channels, ch, ringChunk(in.op, n, p, k)), now)
+	}
+}
+
+// send posts (or carries over NVLink) one flow from member from to member to.
+func (r *Run) send(in *inst, from, to, ch, step int, bytes int64, now engine.Time) {
+	id := r.nextID
+	r.nextID++
+	src, dst := in.g.Ranks[from], in.g.Ranks[to]
+	hs, hd := r.layout.Host(src), r.layout.Host(dst)
+	at := now + r.cfg.SendLatency
+	in.start = min(in.start, at)
+	ref := flowRef{in: in, from: from, to: to, ch: ch, step: step, intraHost: hs == hd}
+	r.flows[id] = ref
+	if ref.intraHost {
+		t0 := max(at, r.nvFree[src])
+		end := t0 + r.cfg.NVLinkRate.TxTime(bytes)
+		r.nvFree[src] = end
+		r.nvlinked++
+		r.wake(end, id<<2|tokNVLink)
+		return
+	}
+	tag := in.tagPrefix + strconv.Itoa(step)
+	if r.cfg.Channels > 1 {
+		tag += "c" + strconv.Itoa(ch)
+	}
+	r.posted++
+	r.out = append(r.out, Action{Kind: Post, At: at, Transfer: Transfer{ID: id, Src: hs, Dst: hd,
+		SrcGPU: src, DstGPU: dst, Bytes: bytes, Tag: tag}})
+}
+
+func (r *Run) flowDone(id int, ref flowRef, now engine.Time) {
+	delete(r.flows, id)
+	in := ref.in
+	in.end = max(in.end, now)
+	in.members[ref.from].sendsDone++
+	to := &in.members[ref.to]
+	to.recv++
+	if in.op != OpAllToAll {
+		to.gotStep[ref.ch*in.steps+ref.step] = true
+		r.trySend(in, ref.to, ref.ch, now)
+	}
+	r.checkMember(in, ref.from, now)
+	r.checkMember(in, ref.to, now)
+}
+
+// checkMember finishes member m's part once it has sent and received
+// every flow.
+func (r *Run) checkMember(in *inst, m int, now engine.Time) {
+	mb := &in.members[m]
+	if mb.done || !mb.issued || mb.recv < in.expect || mb.sendsDone < in.expect {
+		return
+	}
+	mb.done = true
+	mb.doneAt = now
+	in.doneCount++
+	if in.doneCount == len(in.members) {
+		l := &r.w.Lines[in.key.line]
+		r.colls = append(r.colls, CollectiveStat{Iteration: int(in.key.pass), Name: l.Name + "." + in.key.phase.String(),
+			Line: int(in.key.line), Phase: in.key.phase, Op: l.Stage(in.key.phase).Comm.Op, Group: in.g.name,
+			Bytes: in.bytes, Issued: in.issued, Start: in.start, End: in.end})
+		delete(r.insts, in.key)
+	}
+	rank := in.g.Ranks[m]
+	upd := r.w.Lines[in.key.line].Update
+	if in.blocking {
+		rs := &r.ranks[rank]
+		if rs.waitInst != in {
+			panic(fmt.Sprintf("simai: rank %d finished %s it was not waiting for", rank, in.tagPrefix))
+		}
+		rs.waitInst = nil
+		if upd > 0 {
+			r.wake(now+upd, rank<<2|tokRank)
+		} else {
+			r.advance(rank, now)
+		}
+		return
+	}
+	if upd > 0 {
+		r.wake(now+upd, (rank*len(r.w.Lines)+int(in.key.line))<<2|tokWG)
+	} else {
+		r.wgDone(rank, int(in.key.line), now)
+	}
+}
