@@ -34,15 +34,15 @@ type Options struct {
 // Result is what a run produced: the records that go to parquet and the
 // summary that goes to the terminal.
 type Result struct {
-	Sim      *Sim
-	Flows    []analysis.FlowRecord
-	Samples  []analysis.SampleRecord
+	Sim     *Sim
+	Flows   []analysis.FlowRecord
+	Samples []analysis.SampleRecord
 	// Iterations and Collectives are filled by training workloads.
 	Iterations  []analysis.IterationRecord
 	Collectives []analysis.CollectiveRecord
-	Run      analysis.RunRecord
-	Params   []analysis.Param
-	Analysis analysis.Analysis
+	Run         analysis.RunRecord
+	Params      []analysis.Param
+	Analysis    analysis.Analysis
 	// Drained is true when every posted flow finished before the drain
 	// limit; false means the unfinished ones are recorded as such.
 	Drained bool

@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	"math"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
