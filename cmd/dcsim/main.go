@@ -73,7 +73,7 @@ Exit status: 0 ok, 2 bad input (one line naming the file:line or field),
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
-	root.AddCommand(newRunCmd(), newShowCmd(), newScenariosCmd(), newValidateCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newShowCmd(), newScenariosCmd(), withSweepValidation(newValidateCmd()), newVersionCmd(), newSweepCmd(), newReportCmd())
 	return root
 }
 

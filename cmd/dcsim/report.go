@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/sweep"
+)
+
+func newReportCmd() *cobra.Command {
+	var (
+		groupBy string
+		plotTo  string
+		format  string
+	)
+	cmd := &cobra.Command{
+		Use:   "report DIR...",
+		Short: "summarise run directories: slowdown by group and flow size, iteration time, plots",
+		Long: `Read every run under the DIRs (a directory with run.parquet, found
+recursively: one run's --out, a sweep's --out, or several), group the runs
+by run.parquet columns, and print per group the mean/p50/p95/p99 slowdown
+(fct / ideal fct, clamped at 1) of the pooled in-window flows, overall and
+per 5% flow-size bucket, and the iteration time of training runs.
+
+--group-by takes any run.parquet column: the pinned ones (scheduler, cc,
+workload, load, seed, ...) or a swept parameter by its dotted path. The
+default is scheduler, cc and every swept column, so runs that differ only
+in seed are pooled.
+
+--plot FILE.png or FILE.svg draws p50 and p99 slowdown against flow size,
+the CDF of slowdown, slowdown per group and, for training runs, iteration
+time per group.`,
+		Example: `  dcsim report out/storm-cloud
+  dcsim report out/a out/b --group-by scheduler,workload.load --plot storm.png
+  dcsim report out/storm-cloud --format csv > summary.csv`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &flagError{fmt.Errorf("requires at least 1 arg(s), only received 0")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "csv" {
+				return badInput(fmt.Errorf("--format %q: want text or csv", format))
+			}
+			plotFormat := ""
+			if plotTo != "" {
+				plotFormat = strings.TrimPrefix(strings.ToLower(filepath.Ext(plotTo)), ".")
+				if plotFormat != "png" && plotFormat != "svg" {
+					return badInput(fmt.Errorf("--plot %s: want a .png or .svg file", plotTo))
+				}
+			}
+			res, err := sweep.Collect(args...)
+			if err != nil {
+				return badInput(err)
+			}
+			if len(res.Runs) == 0 {
+				return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), sweep.ErrNoRuns))
+			}
+			var keys []string
+			if cmd.Flags().Changed("group-by") {
+				keys = []string{}
+				for k := range strings.SplitSeq(groupBy, ",") {
+					if k = strings.TrimSpace(k); k != "" {
+						keys = append(keys, k)
+					}
+				}
+			}
+			groups, err := res.Group(keys)
+			if err != nil {
+				return badInput(fmt.Errorf("--group-by: %w", err))
+			}
+			stdout := cmd.OutOrStdout()
+			if format == "csv" {
+				err = sweep.WriteCSV(stdout, groups)
+				for _, d := range res.Failed {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
+				}
+			} else {
+				err = sweep.FormatGroups(stdout, groups)
+				for _, d := range res.Failed {
+					fmt.Fprintf(stdout, "\nnote: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if plotTo != "" {
+				err := analysis.WriteFileAtomic(plotTo, func(w io.Writer) error { return sweep.Plot(w, plotFormat, groups) })
+				if err != nil {
+					return fmt.Errorf("plot: %w", err)
+				}
+				if format == "text" {
+					fmt.Fprintf(stdout, "\nplot in %s\n", plotTo)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&groupBy, "group-by", "", "comma-separated run.parquet columns to group by (default scheduler,cc and every swept column; empty: one group)")
+	cmd.Flags().StringVar(&plotTo, "plot", "", "also draw the figures into FILE.png or FILE.svg")
+	cmd.Flags().StringVar(&format, "format", "text", "text (tables) or csv (one line per group, full precision)")
+	return cmd
+}

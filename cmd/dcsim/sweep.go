@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/term"
+
+	"github.com/dcsim/dcsim/sweep"
+)
+
+func newSweepCmd() *cobra.Command {
+	var (
+		workers  int
+		shardArg string
+		out      string
+		force    bool
+		dryRun   bool
+		quiet    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "sweep SWEEP.yaml",
+		Short: "run a grid of scenarios on all cores, resumable and shardable",
+		Long: `Run every point of a sweep file: a base scenario, fixed overrides, and a
+grid (cartesian product) and/or a zip (lists varied together) of values:
+
+  name: storm-cloud
+  base: default            # built-in name, or a scenario file relative to
+                           # this file's directory
+  set: {duration: 5ms}     # applied to every point
+  grid:                    # cartesian product; the last key varies fastest
+    nic.scheduler: [fair, fair-message]
+    workload.load: [0.3, 0.5]
+  zip:                     # equal-length lists varied together, fastest
+    seed: [1, 2]
+
+Each point is the base with set and its values applied as --set arguments,
+and runs into --out/HASH, where HASH is the resolved scenario's hash.
+A point whose run.parquet exists is skipped (a re-run resumes), unless
+--force. A failing point leaves error.txt in its directory and the others
+go on; the exit status is then 1. Swept values become run.parquet columns
+named by their dotted path.
+
+--shard I/N runs only the points whose index modulo N is I: N tasks with
+I = 0..N-1 (a SLURM array, a Kubernetes indexed Job) cover the sweep
+exactly once, each writing its own point directories under one --out.
+Then "dcsim report OUT".`,
+		Example: `  dcsim sweep storm.yaml --dry-run
+  dcsim sweep storm.yaml --workers 8 --out results/storm
+  dcsim sweep storm.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT --out results/storm`,
+		Args: argsRange(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			shard := sweep.All
+			if shardArg != "" {
+				var err error
+				if shard, err = sweep.ParseShard(shardArg); err != nil {
+					return badInput(fmt.Errorf("--shard: %w", err))
+				}
+			}
+			if workers < 0 {
+				return badInput(fmt.Errorf("--workers: %d is negative", workers))
+			}
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return badInput(fmt.Errorf("read sweep: %w", err))
+			}
+			spec, err := sweep.Parse(args[0], data)
+			if err != nil {
+				var doc any
+				if yaml.Unmarshal(data, &doc) == nil && !sweep.IsSweepFile(data) {
+					// Valid YAML, but a scenario or something else.
+					err = fmt.Errorf("%s: not a sweep file (it has no top-level grid, zip or base); run one scenario with \"dcsim run\"", args[0])
+				}
+				return badInput(err)
+			}
+			all, err := spec.Points()
+			if err != nil {
+				return badInput(err)
+			}
+			points := shard.Select(all)
+			if out == "" {
+				out = filepath.Join("out", spec.Name)
+			}
+			stdout := cmd.OutOrStdout()
+			if dryRun {
+				return printPoints(stdout, spec, all, points, shard, out)
+			}
+			if err := spec.Check(points); err != nil {
+				return badInput(err)
+			}
+			opt := sweep.Options{Out: out, Workers: workers, Force: force, Version: version()}
+			if opt.Workers == 0 {
+				opt.Workers = runtime.GOMAXPROCS(0)
+			}
+			var bar *progressbar.ProgressBar
+			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+				opt.Progress = func(s sweep.Status) {
+					if bar == nil {
+						if s.Total == s.Skipped {
+							return
+						}
+						bar = newSweepProgress(f, s.Total-s.Skipped)
+					}
+					_ = bar.Set(s.Done + s.Failed)
+					desc := fmt.Sprintf("points: %d running, %d failed", s.Running, s.Failed)
+					if s.Skipped > 0 {
+						desc += fmt.Sprintf(", %d already done", s.Skipped)
+					}
+					bar.Describe(desc)
+				}
+			}
+			sum, err := sweep.Run(context.Background(), points, opt)
+			if bar != nil {
+				_ = bar.Finish()
+				fmt.Fprintln(cmd.ErrOrStderr())
+			}
+			if err != nil {
+				return err
+			}
+			if !quiet {
+				printSweepSummary(stdout, spec, len(all), shard, opt, sum)
+			}
+			if sum.Failed > 0 {
+				return fmt.Errorf("%d of %d points failed (see error.txt in their directories)", sum.Failed, sum.Total)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&workers, "workers", "j", 0, "points simulated at once (default GOMAXPROCS, here "+fmt.Sprint(runtime.GOMAXPROCS(0))+")")
+	f.StringVar(&shardArg, "shard", "", "run only points with index % N == I, given as I/N (e.g. 0/4)")
+	f.StringVar(&out, "out", "", "directory for the point directories (default out/NAME)")
+	f.BoolVar(&force, "force", false, "recompute points whose run.parquet exists")
+	f.BoolVarP(&dryRun, "dry-run", "n", false, "list the points (index, hash, status, swept values) and run nothing")
+	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
+	return cmd
+}
+
+func newSweepProgress(w io.Writer, total int) *progressbar.ProgressBar {
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionSetDescription("points"),
+	)
+}
+
+// printPoints is --dry-run: one line per point of the shard, with its
+// directory's status.
+func printPoints(w io.Writer, spec *sweep.Spec, all, points []sweep.Point, shard sweep.Shard, out string) error {
+	fmt.Fprintf(w, "sweep %s: %d points", spec.Name, len(all))
+	if shard.Count > 1 {
+		fmt.Fprintf(w, ", shard %s has %d", shard, len(points))
+	}
+	fmt.Fprintf(w, "; directories under %s\n", out)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "INDEX\tHASH\tSTATUS\tSWEPT")
+	for i := range points {
+		p := &points[i]
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", p.Index, p.Hash, sweep.PointStatus(out, p), p.Label())
+	}
+	return tw.Flush()
+}
+
+func printSweepSummary(w io.Writer, spec *sweep.Spec, total int, shard sweep.Shard, opt sweep.Options, sum *sweep.Summary) {
+	fmt.Fprintf(w, "sweep %s: %d points", spec.Name, total)
+	if shard.Count > 1 {
+		fmt.Fprintf(w, ", %d in shard %s", sum.Total, shard)
+	}
+	fmt.Fprintf(w, ": %d ran, %d skipped (already done), %d failed, in %.1f s with %d workers\n",
+		sum.Done, sum.Skipped, sum.Failed, sum.Wall.Seconds(), opt.Workers)
+	for _, o := range sum.Outcomes {
+		if o.Err != nil {
+			fmt.Fprintf(w, "  point %d (%s) failed: %v\n    see %s\n", o.Point.Index, o.Point.Label(), o.Err,
+				filepath.Join(o.Dir, sweep.ErrorFile))
+		}
+	}
+	fmt.Fprintf(w, "results in %s; summarise with: dcsim report %s\n", opt.Out, opt.Out)
+}
+
+// withSweepValidation makes "dcsim validate" accept sweep files as well:
+// a file with a top-level grid, zip or base key is expanded and every
+// point checked (parsed, validated and built), with errors at the sweep
+// file's lines; any other file goes to the scenario validation.
+func withSweepValidation(cmd *cobra.Command) *cobra.Command {
+	scenarioRun := cmd.RunE
+	cmd.Short = "check a scenario or sweep file; errors name the file:line and the field"
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		data, err := os.ReadFile(args[0])
+		if err != nil || !sweep.IsSweepFile(data) {
+			return scenarioRun(c, args)
+		}
+		spec, err := sweep.Parse(args[0], data)
+		if err != nil {
+			return badInput(err)
+		}
+		points, err := spec.Points()
+		if err != nil {
+			return badInput(err)
+		}
+		if err := spec.Check(points); err != nil {
+			return badInput(err)
+		}
+		fmt.Fprintf(c.OutOrStdout(), "%s: ok (sweep %s, %d points)\n", args[0], spec.Name, len(points))
+		return nil
+	}
+	return cmd
+}

@@ -1,0 +1,375 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/sweep"
+)
+
+// cliSweep is a sweep of four tiny points over testdata/small.yaml.
+const cliSweep = `name: cli
+base: small.yaml
+set: {duration: 100us}
+grid:
+  nic.scheduler: [fair, fair-message]
+zip:
+  seed: [1, 2]
+`
+
+// sweepDir writes cliSweep (or text) and small.yaml into a directory and
+// returns the sweep file.
+func sweepDir(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	small, err := os.ReadFile("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "small.yaml"), small, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "sweep.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSweepCommand(t *testing.T) {
+	sw := sweepDir(t, cliSweep)
+	out := filepath.Join(t.TempDir(), "out")
+
+	code, stdout, stderr := runCLI(t, "sweep", sw, "--out", out, "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "sweep cli: 4 points") ||
+		!strings.Contains(lines[2], "todo") || !strings.HasSuffix(lines[5], "nic.scheduler=fair-message seed=2") {
+		t.Errorf("dry run printed:\n%s\nwant a header, a column line and 4 points, all todo", stdout)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--dry-run created the output directory")
+	}
+
+	code, stdout, stderr = runCLI(t, "sweep", sw, "--out", out, "--workers", "2")
+	if code != 0 {
+		t.Fatalf("sweep: exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(stdout, "4 ran, 0 skipped") || stderr != "" {
+		t.Errorf("sweep printed\n%s\nand on stderr %q; want 4 ran and a quiet stderr (not a terminal)", stdout, stderr)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*", analysis.RunFile))
+	if len(runs) != 4 {
+		t.Fatalf("got %d run.parquet files, want 4", len(runs))
+	}
+	r, params, err := analysis.ReadRun(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(params) != 1 || params[0].Name != "nic.scheduler" || params[0].Value != r.Scheduler {
+		t.Errorf("run.parquet swept columns %v, want nic.scheduler = %s (seed is pinned)", params, r.Scheduler)
+	}
+	if r.Version != version() {
+		t.Errorf("run.parquet version %q, want %q", r.Version, version())
+	}
+
+	code, stdout, _ = runCLI(t, "sweep", sw, "--out", out)
+	if code != 0 || !strings.Contains(stdout, "0 ran, 4 skipped") {
+		t.Errorf("re-run: exit %d, printed\n%s\nwant 4 skipped", code, stdout)
+	}
+	code, stdout, _ = runCLI(t, "sweep", sw, "--out", out, "--shard", "1/3", "--force")
+	if code != 0 || !strings.Contains(stdout, "1 in shard 1/3: 1 ran, 0 skipped") {
+		t.Errorf("forced shard: exit %d, printed\n%s\nwant point 1 recomputed", code, stdout)
+	}
+	code, stdout, _ = runCLI(t, "sweep", sw, "--out", out, "--dry-run", "--shard", "0/2")
+	if code != 0 || strings.Count(stdout, " done ") != 2 || !strings.Contains(stdout, "shard 0/2 has 2") {
+		t.Errorf("dry run of a finished shard: exit %d, printed\n%s\nwant 2 points done", code, stdout)
+	}
+}
+
+// Bad sweep input exits 2 with one line naming file:line, and writes
+// nothing.
+func TestSweepBadInput(t *testing.T) {
+	cases := []struct {
+		name  string
+		sweep string
+		args  []string
+		want  string
+	}{
+		{"bad value", "base: small.yaml\ngrid:\n  workload.load:\n    - 0.5\n    - 7\n", nil, "sweep.yaml:5: grid.workload.load[1]: workload.load: 7 is not in (0, 1)"},
+		{"unknown key", "base: small.yaml\ngird: {seed: [1]}\n", nil, "sweep.yaml:2: gird: unknown field"},
+		{"missing base", "base: other.yaml\ngrid: {seed: [1]}\n", nil, "sweep.yaml:1: base: \"other.yaml\" is neither"},
+		{"build error", "base: small.yaml\nset: {workload.kind: flowlist, workload.flowlist.file: none.csv}\ngrid: {seed: [1]}\n", nil, "sweep.yaml:1: base: point 0 (seed=1): "},
+		{"a scenario", "name: x\nduration: 1ms\n", []string{"-j", "1"}, "sweep.yaml: not a sweep file (it has no top-level grid, zip or base)"},
+		{"syntax", "base: small.yaml\ngrid: {seed: [1,\n", []string{"-j", "1"}, "sweep.yaml:2: did not find expected node content"},
+		{"bad shard", cliSweep, []string{"--shard", "4/4"}, "--shard: shard \"4/4\": want 0 <= I < N"},
+		{"bad workers", cliSweep, []string{"--workers", "-1"}, "--workers: -1 is negative"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sw := sweepDir(t, c.sweep)
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := runCLI(t, append([]string{"sweep", sw, "--out", out}, c.args...)...)
+			msg := strings.ReplaceAll(stderr, sw, "sweep.yaml")
+			if code != 2 || !strings.HasPrefix(msg, "dcsim: "+c.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
+				t.Errorf("got exit %d, stdout %q, stderr %q; want 2 and one line starting %q", code, stdout, msg, "dcsim: "+c.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("bad input wrote %s", out)
+			}
+			code, _, stderr = runCLI(t, "validate", sw)
+			if c.args == nil && (code != 2 || !strings.HasPrefix(strings.ReplaceAll(stderr, sw, "sweep.yaml"), "dcsim: "+c.want)) {
+				t.Errorf("validate: got exit %d, stderr %q; want 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+}
+
+func TestValidateSweep(t *testing.T) {
+	sw := sweepDir(t, cliSweep)
+	code, stdout, stderr := runCLI(t, "validate", sw)
+	if code != 0 || stdout != sw+": ok (sweep cli, 4 points)\n" {
+		t.Errorf("got exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// A scenario still validates as a scenario.
+	code, stdout, _ = runCLI(t, "validate", "testdata/small.yaml")
+	if code != 0 || stdout != "testdata/small.yaml: ok\n" {
+		t.Errorf("scenario: got exit %d, stdout %q", code, stdout)
+	}
+}
+
+// A point that fails at run time (here: its directory cannot be made,
+// because a file stands in its place) is reported, the others finish,
+// and the exit status is 1.
+func TestSweepFailedPointExit1(t *testing.T) {
+	sw := sweepDir(t, cliSweep)
+	spec, err := sweep.Load(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := spec.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	os.MkdirAll(out, 0o755)
+	if err := os.WriteFile(filepath.Join(out, pts[2].Hash), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "sweep", sw, "--out", out)
+	if code != 1 || !strings.Contains(stdout, "3 ran, 0 skipped (already done), 1 failed") ||
+		!strings.Contains(stdout, "point 2 (nic.scheduler=fair-message seed=1) failed") ||
+		!strings.Contains(stderr, "1 of 4 points failed") {
+		t.Errorf("got exit %d, stdout\n%s\nstderr %q; want 1 with point 2 failed", code, stdout, stderr)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*", analysis.RunFile))
+	if len(runs) != 3 {
+		t.Errorf("got %d complete points, want 3", len(runs))
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	sw := sweepDir(t, cliSweep)
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := runCLI(t, "sweep", sw, "--out", out); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "report", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"4 runs in 2 groups, grouped by scheduler, cc", "fair-message", "by flow size (5% buckets)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	// The mean slowdown per scheduler equals a direct computation from
+	// flows.parquet (clamped at 1, finished in-window flows, seeds pooled).
+	code, stdout, stderr = runCLI(t, "report", out, "--group-by", "scheduler", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("report csv: exit %d: %s", code, stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("csv: %v, %d records:\n%s", err, len(recs), stdout)
+	}
+	direct := map[string][2]float64{} // scheduler -> sum, count
+	runs, _ := filepath.Glob(filepath.Join(out, "*", analysis.RunFile))
+	for _, rf := range runs {
+		r, _, err := analysis.ReadRun(rf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flows, err := analysis.ReadFlows(filepath.Join(filepath.Dir(rf), analysis.FlowsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := direct[r.Scheduler]
+		for _, f := range flows {
+			if f.InWindow && f.Slowdown != nil {
+				d[0] += math.Max(1, *f.Slowdown)
+				d[1]++
+			}
+		}
+		direct[r.Scheduler] = d
+	}
+	for _, rec := range recs[1:] {
+		got, err := strconv.ParseFloat(rec[5], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := direct[rec[0]]
+		want := d[0] / d[1]
+		// Same numbers summed in another order: equal to a few ulps.
+		if math.Abs(got-want) > 1e-12*want || rec[2] != strconv.Itoa(int(d[1])) {
+			t.Errorf("%s: report mean %.15g over %s flows, direct %.15g over %v", rec[0], got, rec[2], want, d[1])
+		}
+	}
+
+	// Plots in both formats.
+	for _, name := range []string{"fig.png", "fig.svg"} {
+		path := filepath.Join(t.TempDir(), name)
+		code, stdout, stderr := runCLI(t, "report", out, "--plot", path)
+		if code != 0 || !strings.Contains(stdout, "plot in "+path) {
+			t.Fatalf("plot %s: exit %d: %s", name, code, stderr)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".png") {
+			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		} else if !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("%s is not SVG", name)
+		}
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	empty := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report"}, "requires at least 1 arg"},
+		{[]string{"report", filepath.Join(empty, "nope")}, "no such file or directory"},
+		{[]string{"report", empty}, "no complete run"},
+		{[]string{"report", empty, "--plot", "x.gif"}, "--plot x.gif: want a .png or .svg file"},
+		{[]string{"report", empty, "--format", "json"}, "--format \"json\": want text or csv"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: got exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	// An unknown grouping column names the ones there are.
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--set", "duration=50us", "--out", dir, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, _, stderr := runCLI(t, "report", dir, "--group-by", "scheduler,colour")
+	if code != 2 || !strings.Contains(stderr, `group by "colour": no such column (have: run_id, scenario, scheduler`) {
+		t.Errorf("got exit %d, stderr %q", code, stderr)
+	}
+	// A failed point is noted, not fatal.
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", sweep.ErrorFile), []byte("x"), 0o644)
+	code, stdout, _ := runCLI(t, "report", dir)
+	if code != 0 || !strings.Contains(stdout, "note: failed point, not reported") {
+		t.Errorf("got exit %d, stdout\n%s", code, stdout)
+	}
+}
+
+// The example sweeps validate.
+func TestExampleSweeps(t *testing.T) {
+	for _, f := range []string{"../../examples/storm-cloud.yaml", "../../examples/slurm/tiny.yaml"} {
+		if code, stdout, stderr := runCLI(t, "validate", f); code != 0 || !strings.Contains(stdout, ": ok (sweep ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", f, code, stdout, stderr)
+		}
+	}
+}
+
+// The Kubernetes example: its sweep validates, every pod gets a distinct
+// shard of as many as there are completions.
+func TestK8sExample(t *testing.T) {
+	data, err := os.ReadFile("../../examples/k8s/sweep-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var sweepText string
+	var job struct {
+		Kind string
+		Spec struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int
+			Template       struct {
+				Spec struct {
+					Containers []struct {
+						Args []string
+						Env  []struct{ Name, Value string }
+					}
+				}
+			}
+		}
+	}
+	for {
+		var doc struct {
+			Kind string
+			Data map[string]string
+		}
+		var node yaml.Node
+		if err := dec.Decode(&node); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if err := node.Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		switch doc.Kind {
+		case "ConfigMap":
+			sweepText = doc.Data["sweep.yaml"]
+		case "Job":
+			if err := node.Decode(&job); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	spec, err := sweep.Parse("sweep.yaml", []byte(sweepText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pts, err := spec.Points(); err != nil || len(pts) != 12 {
+		t.Fatalf("the manifest's sweep: %d points, %v; want 12", len(pts), err)
+	}
+	c := job.Spec.Template.Spec.Containers[0]
+	shards := ""
+	for _, e := range c.Env {
+		if e.Name == "SHARDS" {
+			shards = e.Value
+		}
+	}
+	args := strings.Join(c.Args, " ")
+	if job.Spec.CompletionMode != "Indexed" || shards != strconv.Itoa(job.Spec.Completions) ||
+		!strings.Contains(args, "--shard $(JOB_COMPLETION_INDEX)/$(SHARDS)") || !strings.HasPrefix(args, "sweep /sweep/sweep.yaml") {
+		t.Errorf("job: mode %q, completions %d, SHARDS %q, args %q", job.Spec.CompletionMode, job.Spec.Completions, shards, args)
+	}
+}

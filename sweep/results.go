@@ -1,0 +1,321 @@
+package sweep
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dcsim/dcsim/analysis"
+)
+
+// RunResult is one complete run directory: its run.parquet row and
+// swept parameters, its flows, and its iterations when the run had a
+// training workload.
+type RunResult struct {
+	Dir        string
+	Run        analysis.RunRecord
+	Params     []analysis.Param
+	Flows      []analysis.FlowRecord
+	Iterations []analysis.IterationRecord
+}
+
+// Results are the runs found under some directories.
+type Results struct {
+	// Runs are the complete runs, ordered by directory.
+	Runs []*RunResult
+	// Failed are directories with an ErrorFile and no run.parquet: failed
+	// sweep points.
+	Failed []string
+}
+
+// Collect finds every run under dirs: a directory holding run.parquet is a
+// run (a single run's --out, or a sweep point), searched for recursively,
+// so a sweep's --out, several sweeps, or a mix all work. A directory
+// reached twice is read once. Directories without run.parquet are
+// incomplete and skipped; those with an ErrorFile are listed in Failed.
+func Collect(dirs ...string) (*Results, error) {
+	res := &Results{}
+	seen := map[string]bool{}
+	for _, root := range dirs {
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%s: not a directory", root)
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return err
+			}
+			if seen[abs] {
+				return filepath.SkipDir
+			}
+			seen[abs] = true
+			switch {
+			case fileExists(filepath.Join(path, analysis.RunFile)):
+				r, err := readRun(path)
+				if err != nil {
+					return err
+				}
+				res.Runs = append(res.Runs, r)
+			case fileExists(filepath.Join(path, ErrorFile)):
+				res.Failed = append(res.Failed, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(res.Runs, func(a, b *RunResult) int { return cmp.Compare(a.Dir, b.Dir) })
+	slices.Sort(res.Failed)
+	return res, nil
+}
+
+func readRun(dir string) (*RunResult, error) {
+	rr, params, err := analysis.ReadRun(filepath.Join(dir, analysis.RunFile))
+	if err != nil {
+		return nil, err
+	}
+	r := &RunResult{Dir: dir, Run: rr, Params: params}
+	if r.Flows, err = analysis.ReadFlows(filepath.Join(dir, analysis.FlowsFile)); err != nil {
+		return nil, err
+	}
+	it := filepath.Join(dir, analysis.IterationsFile)
+	if fileExists(it) {
+		if r.Iterations, err = analysis.ReadIterations(it); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// runFields maps the scalar pinned run.parquet columns to RunRecord
+// fields; counters, a map, is not a grouping column.
+var runFields = func() map[string]int {
+	m := map[string]int{}
+	for i, f := range slices.Collect(reflect.TypeFor[analysis.RunRecord]().Fields()) {
+		name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
+		if f.Type.Kind() != reflect.Map {
+			m[name] = i
+		}
+	}
+	return m
+}()
+
+// Value is the value of column name for the run, printed: a pinned
+// run.parquet column or a swept parameter. ok is false when the run has no
+// such column.
+func (r *RunResult) Value(name string) (v string, ok bool) {
+	if i, ok := runFields[name]; ok {
+		return formatValue(reflect.ValueOf(r.Run).Field(i).Interface()), true
+	}
+	for _, p := range r.Params {
+		if p.Name == name {
+			return formatValue(p.Value), true
+		}
+	}
+	return "", false
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// Columns lists the columns runs can be grouped by: the scalar pinned
+// run.parquet columns, then every swept column found, in first-seen
+// order.
+func (r *Results) Columns() []string {
+	var cols []string
+	for _, c := range analysis.RunColumns() {
+		if _, ok := runFields[c]; ok {
+			cols = append(cols, c)
+		}
+	}
+	return append(cols, r.Swept()...)
+}
+
+// Swept lists the swept parameter columns of the runs, in first-seen
+// order (runs ordered by directory, columns in file order).
+func (r *Results) Swept() []string {
+	var out []string
+	for _, run := range r.Runs {
+		for _, p := range run.Params {
+			if !slices.Contains(out, p.Name) {
+				out = append(out, p.Name)
+			}
+		}
+	}
+	return out
+}
+
+// DefaultGroupBy is scheduler, cc, and every swept column but
+// nic.scheduler and cc.algorithm (which the first two already show).
+// Seeds are not swept columns (seed is pinned), so runs that differ only
+// in seed fall in one group.
+func (r *Results) DefaultGroupBy() []string {
+	keys := []string{"scheduler", "cc"}
+	for _, c := range r.Swept() {
+		if c != "nic.scheduler" && c != "cc.algorithm" {
+			keys = append(keys, c)
+		}
+	}
+	return keys
+}
+
+// Group is the runs that share values of the grouping columns, analysed
+// together: their in-window flows pooled, as if from one longer run.
+type Group struct {
+	Keys   []string // the grouping columns
+	Values []string // this group's values of them; "-" where a run lacks the column
+	Runs   []*RunResult
+	// Analysis is analysis.Analyze over the pooled flows, in buckets of
+	// analysis.DefaultStepPercent and without a size split (the BDP is a
+	// property of each run's topology, which groups may mix).
+	Analysis   analysis.Analysis
+	Iterations IterationSummary
+	flows      []analysis.FlowRecord
+}
+
+// Label is "k1=v1 k2=v2", or "all" without grouping columns.
+func (g *Group) Label() string {
+	if len(g.Keys) == 0 {
+		return "all"
+	}
+	parts := make([]string, len(g.Keys))
+	for i, k := range g.Keys {
+		parts[i] = k + "=" + g.Values[i]
+	}
+	return strings.Join(parts, " ")
+}
+
+// ShortLabel is the values alone, "v1/v2", for legends.
+func (g *Group) ShortLabel() string {
+	if len(g.Keys) == 0 {
+		return "all"
+	}
+	return strings.Join(g.Values, " / ")
+}
+
+// Flows are the group's flows, every run's in run order.
+func (g *Group) Flows() []analysis.FlowRecord { return g.flows }
+
+// IterationSummary describes the iteration times of a group's training
+// runs, in ns. Count is 0 when no run had iterations.parquet; the other
+// fields are NaN then.
+type IterationSummary struct {
+	Count                 int
+	Mean, P50, P99        float64
+	MeanCompute, MeanComm float64 // mean compute_ns and exposed_comm_ns
+}
+
+// Group splits the runs by the values of keys (see Columns); nil keys
+// means DefaultGroupBy. Groups are ordered by their values, numerically
+// where both values are numbers.
+func (r *Results) Group(keys []string) ([]*Group, error) {
+	if keys == nil {
+		keys = r.DefaultGroupBy()
+	}
+	cols := r.Columns()
+	for _, k := range keys {
+		if !slices.Contains(cols, k) {
+			return nil, fmt.Errorf("group by %q: no such column (have: %s)", k, strings.Join(cols, ", "))
+		}
+	}
+	byKey := map[string]*Group{}
+	var groups []*Group
+	for _, run := range r.Runs {
+		vals := make([]string, len(keys))
+		for i, k := range keys {
+			v, ok := run.Value(k)
+			if !ok {
+				v = "-"
+			}
+			vals[i] = v
+		}
+		id := strings.Join(vals, "\x00")
+		g := byKey[id]
+		if g == nil {
+			g = &Group{Keys: keys, Values: vals}
+			byKey[id] = g
+			groups = append(groups, g)
+		}
+		g.Runs = append(g.Runs, run)
+	}
+	slices.SortStableFunc(groups, func(a, b *Group) int {
+		for i := range a.Values {
+			if c := compareValues(a.Values[i], b.Values[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	for _, g := range groups {
+		var its []analysis.IterationRecord
+		for _, run := range g.Runs {
+			g.flows = append(g.flows, run.Flows...)
+			its = append(its, run.Iterations...)
+		}
+		g.Analysis = analysis.Analyze(g.flows, analysis.DefaultStepPercent, 0)
+		g.Iterations = summarizeIterations(its)
+	}
+	return groups, nil
+}
+
+func compareValues(a, b string) int {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	if errA == nil && errB == nil {
+		return cmp.Compare(x, y)
+	}
+	return cmp.Compare(a, b)
+}
+
+func summarizeIterations(its []analysis.IterationRecord) IterationSummary {
+	nan := math.NaN()
+	s := IterationSummary{Count: len(its), Mean: nan, P50: nan, P99: nan, MeanCompute: nan, MeanComm: nan}
+	if len(its) == 0 {
+		return s
+	}
+	d := make([]float64, len(its))
+	var comp, comm float64
+	for i, it := range its {
+		d[i] = float64(it.DurationNs)
+		comp += float64(it.ComputeNs)
+		comm += float64(it.ExposedCommNs)
+	}
+	slices.Sort(d)
+	var sum float64
+	for _, v := range d {
+		sum += v
+	}
+	n := float64(len(d))
+	s.Mean, s.P50, s.P99 = sum/n, analysis.Pctl(d, 0.5), analysis.Pctl(d, 0.99)
+	s.MeanCompute, s.MeanComm = comp/n, comm/n
+	return s
+}
+
+// ErrNoRuns is returned by report helpers given no complete run.
+var ErrNoRuns = errors.New("no complete run (no run.parquet) found")

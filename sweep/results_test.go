@@ -1,0 +1,254 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dcsim/dcsim/analysis"
+)
+
+const schedSeeds = `name: ss
+base: base.yaml
+grid:
+  nic.scheduler: [fair, fair-message]
+zip:
+  seed: [1, 2]
+`
+
+// collected runs schedSeeds once per test binary.
+func collected(t *testing.T) (string, *Results) {
+	t.Helper()
+	_, pts := mustPoints(t, writeSweep(t, schedSeeds))
+	out := t.TempDir()
+	runSweep(t, pts, out, 2, false)
+	res, err := Collect(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 {
+		t.Fatalf("collected %d runs, want 4", len(res.Runs))
+	}
+	return out, res
+}
+
+// directMean is the mean clamped slowdown of the finished in-window
+// flows of the runs with the given scheduler, computed straight from the
+// files.
+func directMean(t *testing.T, out, scheduler string) (mean float64, n int) {
+	t.Helper()
+	runs, _ := filepath.Glob(filepath.Join(out, "*", analysis.RunFile))
+	var sum float64
+	for _, rf := range runs {
+		r, _, err := analysis.ReadRun(rf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Scheduler != scheduler {
+			continue
+		}
+		flows, err := analysis.ReadFlows(filepath.Join(filepath.Dir(rf), analysis.FlowsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range flows {
+			if f.InWindow && f.Slowdown != nil {
+				sum += math.Max(*f.Slowdown, 1)
+				n++
+			}
+		}
+	}
+	return sum / float64(n), n
+}
+
+func TestGroupMeansEqualDirect(t *testing.T) {
+	out, res := collected(t)
+	groups, err := res.Group(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"scheduler", "cc"}, groups[0].Keys); diff != "" {
+		t.Errorf("default grouping (-want +got):\n%s", diff)
+	}
+	if len(groups) != 2 {
+		t.Fatalf("got %d groups, want 2 (one per scheduler, seeds pooled)", len(groups))
+	}
+	for i, sched := range []string{"fair", "fair-message"} {
+		g := groups[i]
+		if g.Values[0] != sched || len(g.Runs) != 2 {
+			t.Fatalf("group %d: %s with %d runs, want %s with 2", i, g.Label(), len(g.Runs), sched)
+		}
+		want, n := directMean(t, out, sched)
+		got := g.Analysis.Overall
+		// The sums differ only in order (Analyze sorts first), so they
+		// agree to a few ulps of the mean.
+		if got.Count != n || math.Abs(got.Mean-want) > 1e-12*want {
+			t.Errorf("%s: got mean %.15g over %d flows, want %.15g over %d", sched, got.Mean, got.Count, want, n)
+		}
+	}
+}
+
+func TestGroupKeys(t *testing.T) {
+	_, res := collected(t)
+	cases := []struct {
+		keys   []string
+		groups int
+		label  string
+	}{
+		{[]string{}, 1, "all"},
+		{[]string{"seed"}, 2, "seed=1"},
+		{[]string{"nic.scheduler", "seed"}, 4, "nic.scheduler=fair seed=1"},
+		{[]string{"load", "workload"}, 1, "load=0.5 workload=cloud:alistorage"},
+	}
+	for _, c := range cases {
+		groups, err := res.Group(c.keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(groups) != c.groups || groups[0].Label() != c.label {
+			t.Errorf("group by %v: got %d groups, first %q, want %d, %q", c.keys, len(groups), groups[0].Label(), c.groups, c.label)
+		}
+	}
+	if _, err := res.Group([]string{"colour"}); err == nil || !strings.Contains(err.Error(), `group by "colour": no such column`) {
+		t.Errorf("unknown column: got %v", err)
+	}
+	if _, err := res.Group([]string{"counters"}); err == nil {
+		t.Error("counters (a map) accepted as a grouping column")
+	}
+}
+
+// Numbers sort as numbers.
+func TestGroupOrder(t *testing.T) {
+	if compareValues("10", "9") <= 0 || compareValues("0.5", "0.25") <= 0 || compareValues("b", "a") <= 0 || compareValues("-", "1") >= 0 {
+		t.Error("compareValues does not order numbers numerically and text by bytes")
+	}
+}
+
+// A training run's iterations.parquet is reported and plotted.
+func TestIterationsReportedAndPlotted(t *testing.T) {
+	out, _ := collected(t)
+	runs, _ := filepath.Glob(filepath.Join(out, "*", analysis.RunFile))
+	dir := filepath.Dir(runs[0])
+	its := []analysis.IterationRecord{
+		{RunID: "x", Iteration: 0, StartNs: 0, EndNs: 2_000_000, DurationNs: 2_000_000, ComputeNs: 1_500_000, ExposedCommNs: 500_000},
+		{RunID: "x", Iteration: 1, StartNs: 2_000_000, EndNs: 5_000_000, DurationNs: 3_000_000, ComputeNs: 1_500_000, ExposedCommNs: 1_500_000},
+	}
+	if err := analysis.WriteIterations(filepath.Join(dir, analysis.IterationsFile), its); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Collect(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := res.Group([]string{"run_id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var it IterationSummary
+	for _, g := range groups {
+		if g.Iterations.Count > 0 {
+			it = g.Iterations
+		}
+	}
+	if it.Count != 2 || it.Mean != 2.5e6 || it.P50 != 3e6 || it.P99 != 3e6 || it.MeanComm != 1e6 {
+		t.Errorf("got %+v, want 2 iterations, mean 2.5ms, p50 = p99 = 3ms (sorted[int(n*p)]), comm 1ms", it)
+	}
+	var text bytes.Buffer
+	if err := FormatGroups(&text, groups); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "iteration time of training runs") || !strings.Contains(text.String(), "2.50ms") {
+		t.Errorf("report lacks the iteration table:\n%s", text.String())
+	}
+	var img bytes.Buffer
+	if err := Plot(&img, "png", groups); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(&img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 12 in wide at 110 dpi; three rows of 4.5 in with the iteration panel.
+	if cfg.Width != 1320 || cfg.Height != 1485 {
+		t.Errorf("got a %dx%d PNG, want 1320x1485", cfg.Width, cfg.Height)
+	}
+}
+
+func TestFormatAndCSV(t *testing.T) {
+	out, res := collected(t)
+	groups, err := res.Group([]string{"scheduler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := FormatGroups(&text, groups); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"4 runs in 2 groups, grouped by scheduler", "fair-message", "by flow size (5% buckets)", "== scheduler=fair (2 runs)"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, groups); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 || recs[0][0] != "scheduler" || recs[0][5] != "mean_slowdown" {
+		t.Fatalf("got CSV %v, want a header and 2 rows", recs)
+	}
+	for _, rec := range recs[1:] {
+		got, err := strconv.ParseFloat(rec[5], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := directMean(t, out, rec[0])
+		if math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%s: CSV mean %v, direct %v", rec[0], got, want)
+		}
+	}
+	var svg bytes.Buffer
+	if err := Plot(&svg, "svg", groups); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(svg.Bytes()), []byte("<?xml")) || !bytes.Contains(svg.Bytes(), []byte("CDF of slowdown")) {
+		t.Errorf("SVG output does not look like the figure (%d bytes)", svg.Len())
+	}
+	if err := Plot(&svg, "gif", groups); err == nil {
+		t.Error("gif accepted as a plot format")
+	}
+}
+
+// Failed points are listed, incomplete directories ignored, a directory
+// given twice read once.
+func TestCollectFailedAndDuplicates(t *testing.T) {
+	out, _ := collected(t)
+	failed := filepath.Join(out, "deadbeef")
+	if err := os.MkdirAll(failed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(failed, ErrorFile), []byte("boom\n"), 0o644)
+	os.MkdirAll(filepath.Join(out, "incomplete"), 0o755)
+	runs, _ := filepath.Glob(filepath.Join(out, "*", analysis.RunFile))
+	res, err := Collect(out, filepath.Dir(runs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 || len(res.Failed) != 1 || res.Failed[0] != failed {
+		t.Errorf("got %d runs, failed %v, want 4 runs and %s", len(res.Runs), res.Failed, failed)
+	}
+	if _, err := Collect(filepath.Join(out, "nope")); err == nil {
+		t.Error("a missing directory gave no error")
+	}
+}

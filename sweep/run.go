@@ -1,0 +1,262 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/scenario"
+)
+
+// ErrorFile is written into a point's directory when the point fails (an
+// error or a panic); it never coexists with a fresh run.parquet.
+const ErrorFile = "error.txt"
+
+// Options control Run. None of them changes a point's results.
+type Options struct {
+	// Out is the directory that holds one subdirectory per point, named by
+	// the point's Hash.
+	Out string
+	// Workers is the number of points simulated at once; <= 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// Force recomputes points whose run.parquet already exists.
+	Force bool
+	// Version is the dcsim version recorded in run.parquet.
+	Version string
+	// Progress, when set, is called after every change of Status, never
+	// concurrently.
+	Progress func(Status)
+}
+
+// Status counts the points of a Run.
+type Status struct {
+	Total   int // points given to Run
+	Skipped int // already complete, not run again
+	Running int
+	Done    int // finished successfully in this Run
+	Failed  int
+}
+
+// Pending is the number of points neither finished, failed nor skipped.
+func (s Status) Pending() int { return s.Total - s.Skipped - s.Done - s.Failed }
+
+// Outcome is what became of one point.
+type Outcome struct {
+	Point   *Point
+	Dir     string
+	Skipped bool  // run.parquet existed and Force was off
+	Err     error // nil when the point finished (or was skipped)
+	Wall    time.Duration
+}
+
+// Summary is the result of Run: one Outcome per point, in the order of the
+// points given, and the final counts.
+type Summary struct {
+	Outcomes []Outcome
+	Status
+	Wall time.Duration
+}
+
+// Dir is the directory of a point under out.
+func Dir(out string, p *Point) string { return filepath.Join(out, p.Hash) }
+
+// Run simulates points with a pool of workers, each point a whole
+// simulation in one goroutine (simulations share nothing). A point whose
+// run.parquet exists is skipped unless opt.Force. A point that fails, by
+// an error or a panic, leaves ErrorFile in its directory and no
+// run.parquet; the other points go on. Cancelling ctx starts no new point
+// and returns once the running ones end; points never started have a nil
+// Err and are neither Skipped nor counted as Done. Run's own error is
+// only for what stops the whole sweep (the output directory cannot be
+// made).
+func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
+	start := time.Now()
+	if opt.Out == "" {
+		return nil, errors.New("sweep: no output directory")
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sum := &Summary{Outcomes: make([]Outcome, len(points))}
+	sum.Total = len(points)
+	var todo []int
+	for i := range points {
+		p := &points[i]
+		o := &sum.Outcomes[i]
+		o.Point, o.Dir = p, Dir(opt.Out, p)
+		if !opt.Force && fileExists(filepath.Join(o.Dir, analysis.RunFile)) {
+			o.Skipped = true
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, i)
+	}
+
+	var mu sync.Mutex
+	report := func(change func(*Status)) {
+		mu.Lock()
+		defer mu.Unlock()
+		change(&sum.Status)
+		if opt.Progress != nil {
+			opt.Progress(sum.Status)
+		}
+	}
+	report(func(*Status) {})
+
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				o := &sum.Outcomes[i]
+				report(func(s *Status) { s.Running++ })
+				t0 := time.Now()
+				err := runPoint(o.Point, o.Dir, opt)
+				o.Err, o.Wall = err, time.Since(t0)
+				report(func(s *Status) {
+					s.Running--
+					if err != nil {
+						s.Failed++
+					} else {
+						s.Done++
+					}
+				})
+			}
+		}()
+	}
+feed:
+	for _, i := range todo {
+		if ctx.Err() != nil {
+			break // select picks at random among ready cases: check first
+		}
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	sum.Wall = time.Since(start)
+	return sum, nil
+}
+
+// runPoint simulates one point into dir. A panic inside the simulation is
+// recovered into the error, with its stack; the error, whatever it is, is
+// also written to dir/ErrorFile.
+func runPoint(p *Point, dir string, opt Options) (err error) {
+	if err := prepareDir(dir); err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+		if err != nil {
+			if werr := writeErrorFile(dir, p, err); werr != nil {
+				err = fmt.Errorf("%w (and recording it failed: %v)", err, werr)
+			}
+		}
+	}()
+	// scenario.yaml first, so that a failed point can be reproduced with
+	// "dcsim run DIR/scenario.yaml".
+	yml := p.Scenario.YAML()
+	if err := analysis.WriteFileAtomic(filepath.Join(dir, "scenario.yaml"), func(w io.Writer) error {
+		_, err := w.Write(yml)
+		return err
+	}); err != nil {
+		return err
+	}
+	res, err := simulate(p, opt)
+	if err != nil {
+		return err
+	}
+	return res.WriteDir(dir)
+}
+
+// simulate builds and runs one point; tests replace it to make points
+// fail or panic.
+var simulate = func(p *Point, opt Options) (*scenario.Result, error) {
+	sim, err := scenario.Build(p.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	return sim.Run(scenario.Options{Params: p.Params, Version: opt.Version}), nil
+}
+
+// prepareDir makes dir and clears what an earlier, interrupted or failed
+// attempt left: the completion marker (so that the point is complete only
+// once this attempt finishes), the error file, and temporary files of
+// interrupted atomic writes.
+func prepareDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range []string{analysis.RunFile, ErrorFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+	for _, t := range tmps {
+		os.Remove(t)
+	}
+	return nil
+}
+
+func writeErrorFile(dir string, p *Point, err error) error {
+	return analysis.WriteFileAtomic(filepath.Join(dir, ErrorFile), func(w io.Writer) error {
+		fmt.Fprintf(w, "point %d failed: %s\n", p.Index, p.Label())
+		fmt.Fprintf(w, "reproduce: dcsim run %s\n\n", filepath.Join(dir, "scenario.yaml"))
+		fmt.Fprintf(w, "error: %v\n", err)
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(w, "\n%s", pe.Stack)
+		}
+		return nil
+	})
+}
+
+// PanicError is a panic inside a point's simulation, recovered.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return "panic: " + strings.ReplaceAll(fmt.Sprint(e.Value), "\n", " ")
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// PointStatus is the state of a point's directory: "done" (run.parquet),
+// "failed" (ErrorFile), or "todo".
+func PointStatus(out string, p *Point) string {
+	dir := Dir(out, p)
+	switch {
+	case fileExists(filepath.Join(dir, analysis.RunFile)):
+		return "done"
+	case fileExists(filepath.Join(dir, ErrorFile)):
+		return "failed"
+	}
+	return "todo"
+}
