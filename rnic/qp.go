@@ -184,6 +184,9 @@ func (qp *QP) timeout(now engine.Time) {
 	h.c.Counters.RTOs++
 	qp.tx.Rewind()
 	qp.rewound()
+	if rw, ok := h.sched.(Rewinder); ok {
+		rw.Rewound(qp)
+	}
 	qp.rtoAt = now + h.c.Cfg.RTO
 	h.updateReady(qp)
 }

@@ -27,7 +27,10 @@ type Scheduler interface {
 	HOLChanged(qp *QP)
 	// ReadyChanged: qp.Ready() flipped.
 	ReadyChanged(qp *QP)
-	// Sent: a data packet of qp was handed to the port.
+	// Sent: a data packet of qp was handed to the port. The scheduler
+	// may write p.Arg (unused on data packets) and add its own header
+	// bytes to p.Size: the port serialises p after Sent returns (the QP's
+	// pacing gap was computed from the size before).
 	Sent(qp *QP, p *fabric.Packet)
 	// Acked: an ACK or NACK for qp was processed (Una may have moved).
 	Acked(qp *QP)
@@ -48,4 +51,14 @@ type Observer interface {
 	Sent(now engine.Time, qp *QP, p *fabric.Packet)
 	Acked(now engine.Time, qp *QP, p *fabric.Packet)
 	RateChange(now engine.Time, qp *QP, old, new engine.Rate)
+}
+
+// Rewinder is an optional Scheduler extension. Rewound is called after a
+// retransmission timeout moved qp's send point back to its first
+// unacknowledged byte, before readiness is updated. (A NACK's rewind is
+// reported through Acked; a rewind that changes the head-of-line message
+// also through HOLChanged.) A scheduler whose choice depends on the send
+// point, such as an in-order guard that lets retransmissions pass, needs it.
+type Rewinder interface {
+	Rewound(qp *QP)
 }

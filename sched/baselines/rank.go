@@ -1,0 +1,252 @@
+package baselines
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/cc"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/rnic"
+)
+
+// ranked is one QP's place in a classHeaps: its current class and sort key.
+// SRPT and PIAS keep one per QP in rnic.QP.SchedState.
+type ranked struct {
+	qp    *rnic.QP
+	id    int64
+	k1    int64 // primary key (SRPT: remaining bytes; PIAS: last-served stamp)
+	class uint8 // heap the QP is in, 0 = none
+	idx   int   // index in that heap
+
+	stamp   int64 // PIAS: decision count when last served (round robin)
+	maxSent int64 // highest stream offset sent + 1 (in-order guard)
+	stalled bool  // the guard holds the QP back
+}
+
+func lessRanked(a, b *ranked) bool {
+	if a.k1 != b.k1 {
+		return a.k1 < b.k1
+	}
+	return a.id < b.id
+}
+
+// classHeaps holds the eligible QPs of one NIC in one binary min-heap per
+// data class. A decision reads the heads of the classes that are not
+// paused, O(classes), and reorders the served QP in O(log n). Typed, so nothing is boxed; in steady state nothing is
+// allocated.
+type classHeaps struct {
+	h [fabric.NumClasses][]*ranked
+}
+
+// set puts r in class c's heap with key k1, moving it if it was elsewhere.
+func (hs *classHeaps) set(r *ranked, c uint8, k1 int64) {
+	if r.class == c {
+		if r.k1 != k1 {
+			r.k1 = k1
+			hs.fix(r)
+		}
+		return
+	}
+	hs.remove(r)
+	r.k1 = k1
+	r.class = c
+	h := &hs.h[c]
+	r.idx = len(*h)
+	*h = append(*h, r)
+	hs.up(c, r.idx)
+}
+
+// remove takes r out of its heap, if it is in one.
+func (hs *classHeaps) remove(r *ranked) {
+	c := r.class
+	if c == 0 {
+		return
+	}
+	h := hs.h[c]
+	i, n := r.idx, len(h)-1
+	if i != n {
+		hs.swap(c, i, n)
+	}
+	h[n] = nil
+	hs.h[c] = h[:n]
+	if i != n {
+		if !hs.down(c, i) {
+			hs.up(c, i)
+		}
+	}
+	r.class, r.idx = 0, -1
+}
+
+func (hs *classHeaps) fix(r *ranked) {
+	if !hs.down(r.class, r.idx) {
+		hs.up(r.class, r.idx)
+	}
+}
+
+// min returns the best QP of the highest-priority class not in paused.
+func (hs *classHeaps) min(paused uint8) *ranked {
+	for c := uint8(1); c < fabric.NumClasses; c++ {
+		if paused&(1<<c) == 0 && len(hs.h[c]) > 0 {
+			return hs.h[c][0]
+		}
+	}
+	return nil
+}
+
+// best returns the QP with the smallest key over every class not in
+// paused (ties by id): order by key, with the class only a wire tag.
+func (hs *classHeaps) best(paused uint8) *ranked {
+	var b *ranked
+	for c := uint8(1); c < fabric.NumClasses; c++ {
+		if paused&(1<<c) == 0 && len(hs.h[c]) > 0 && (b == nil || lessRanked(hs.h[c][0], b)) {
+			b = hs.h[c][0]
+		}
+	}
+	return b
+}
+
+func (hs *classHeaps) swap(c uint8, i, j int) {
+	h := hs.h[c]
+	h[i], h[j] = h[j], h[i]
+	h[i].idx = i
+	h[j].idx = j
+}
+
+func (hs *classHeaps) up(c uint8, i int) {
+	h := hs.h[c]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !lessRanked(h[i], h[p]) {
+			return
+		}
+		hs.swap(c, i, p)
+		i = p
+	}
+}
+
+func (hs *classHeaps) down(c uint8, i int) bool {
+	h := hs.h[c]
+	start, n := i, len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && lessRanked(h[r], h[l]) {
+			m = r
+		}
+		if !lessRanked(h[m], h[i]) {
+			break
+		}
+		hs.swap(c, i, m)
+		i = m
+	}
+	return i > start
+}
+
+// levelOf maps x onto thresholds t (ascending): 1 if x <= t[0], j if
+// t[j-2] < x <= t[j-1], len(t)+1 above the last. Linear: at most six
+// thresholds.
+func levelOf(x int64, t []int64) uint8 {
+	for j, a := range t {
+		if x <= a {
+			return uint8(j + 1)
+		}
+	}
+	return uint8(len(t) + 1)
+}
+
+// checkThresholds validates a threshold list for levels 1..len+1 <= 7.
+func checkThresholds(sched, field string, t []int64) error {
+	if len(t) < 1 || len(t) > fabric.NumClasses-2 {
+		return cc.ParamErrorf(sched, field, "needs 1 to %d thresholds (2 to %d classes), got %d",
+			fabric.NumClasses-2, fabric.NumClasses-1, len(t))
+	}
+	for i, a := range t {
+		if a <= 0 {
+			return cc.ParamErrorf(sched, field, "threshold %d is %d, want > 0", i, a)
+		}
+		if i > 0 && a <= t[i-1] {
+			return cc.ParamErrorf(sched, field, "thresholds must increase strictly: %d after %d", a, t[i-1])
+		}
+	}
+	return nil
+}
+
+// EqualSplit returns the levels-1 thresholds that cut a size distribution
+// into levels classes of equal flow count: quantile(j/levels) for j = 1 ..
+// levels-1, each raised to at least one more than the previous so that the
+// list increases strictly (point masses in a CDF can repeat a quantile).
+// quantile is the distribution's inverse CDF in bytes, e.g. a
+// workloads/cloud CDF's Quantile. levels must be 2..7.
+func EqualSplit(quantile func(p float64) int64, levels int) ([]int64, error) {
+	if levels < 2 || levels > fabric.NumClasses-1 {
+		return nil, fmt.Errorf("baselines: equal split needs 2 to %d levels, got %d", fabric.NumClasses-1, levels)
+	}
+	t := make([]int64, levels-1)
+	for j := range t {
+		t[j] = max(1, quantile(float64(j+1)/float64(levels)))
+		if j > 0 && t[j] <= t[j-1] {
+			t[j] = t[j-1] + 1
+		}
+	}
+	return t, nil
+}
+
+// In-order guard modes (REFERENCE.md 6.7, applied to the baselines as an
+// option): a QP whose next packet's class differs from its unacknowledged
+// packets' class either waits for them to be acknowledged (stall), keeps
+// the old class until then (inherit), or sends anyway (off), risking
+// reordering in the network and a NACK.
+const (
+	GuardOff     = "off"
+	GuardInherit = "inherit"
+	GuardStall   = "stall"
+)
+
+func checkGuard(sched, g string) error {
+	switch g {
+	case GuardOff, GuardInherit, GuardStall:
+		return nil
+	}
+	return cc.ParamErrorf(sched, "guard", "must be %q, %q or %q, got %q", GuardOff, GuardInherit, GuardStall, g)
+}
+
+// guardClass applies guard mode g to class c of qp's next packet: the
+// class to use, or ok = false when the QP must stall. Under a guard all of
+// a QP's unacknowledged packets share one class (the last one's), and a
+// retransmission (send point below the highest byte sent) keeps that class
+// so that go-back-N never waits on itself.
+func guardClass(g string, qp *rnic.QP, r *ranked, c uint8) (class uint8, ok bool) {
+	if g == GuardOff || qp.Acked() >= r.maxSent {
+		return c, true
+	}
+	last := qp.LastClass()
+	if c == last {
+		return c, true
+	}
+	if g == GuardInherit || qp.SendPoint() < r.maxSent {
+		return last, true
+	}
+	return 0, false
+}
+
+// sent records a data packet for the guard.
+func (r *ranked) sent(p *fabric.Packet) {
+	r.maxSent = max(r.maxSent, p.Seq+int64(p.Payload))
+}
+
+// Counters sums the counters of every host whose scheduler has a
+// Counters() map[string]int64 method (SRPT, PIAS), for run.parquet's
+// counters map. Fair has none and contributes nothing.
+func Counters(hosts []*rnic.Host) map[string]int64 {
+	out := map[string]int64{}
+	for _, h := range hosts {
+		if c, ok := h.Scheduler().(interface{ Counters() map[string]int64 }); ok {
+			for k, v := range c.Counters() {
+				out[k] += v
+			}
+		}
+	}
+	return out
+}

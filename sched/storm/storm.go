@@ -1,0 +1,526 @@
+package storm
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/rnic"
+)
+
+// Scheduler is one NIC's STORM: the sender side (transactions, tags,
+// eligibility, egress order) and the receiver side (active set, grants).
+type Scheduler struct {
+	p     Params
+	env   Env
+	h     *rnic.Host
+	sim   *engine.Sim
+	bdp   int64
+	chunk int64
+
+	pSmall, pBacklog, pLow uint8
+
+	qps   map[int64]*qpState // open QPs by id, to route grants
+	heaps classHeaps
+	clock int64 // packets sent: the service stamp
+
+	freeTxn []*txn
+
+	// storm-sw: messages waiting for the software decision, in post
+	// order (the delay is constant, so release times are too).
+	releases    []release
+	releaseHead int
+	releaseAt   engine.Time // pending release event, Never if none
+
+	rx receiver
+
+	stats Stats
+}
+
+type release struct {
+	at  engine.Time
+	q   *qpState
+	end int64
+}
+
+// qpState is the scheduler's view of one QP (kept in rnic.QP.SchedState).
+type qpState struct {
+	qp *rnic.QP
+	id int64
+
+	// Place in the class heaps (class 0 = not eligible).
+	class      uint8
+	idx        int
+	k1, k2, k3 int64
+
+	// Transactions not yet fully acknowledged, in posting order:
+	// txns[head:] are live, txns[hol] holds the send point.
+	txns    []*txn
+	head    int
+	hol     int
+	posted  int64 // stream bytes posted
+	nextOrd uint16
+
+	maxSent    int64 // highest stream offset sent + 1
+	released   int64 // storm-sw: bytes handed to the NIC by software
+	stamp      int64 // clock at the last packet sent
+	stalled    bool  // the guard holds the QP back
+	inheriting bool  // the guard keeps the QP in its old class
+}
+
+// txn is one transaction on a QP: consecutive messages grouped together.
+type txn struct {
+	ord        uint16
+	id         int64 // TxnID of its messages (0 = none)
+	start, end int64 // stream offsets
+	lastPost   engine.Time
+	bPost      int   // storm-sw: live transactions ahead of it when posted
+	started    bool  // it has been the HOL (first-BDP class decided)
+	firstClass uint8 // class of its first BDP (backlog at HOL time)
+	swClass    uint8 // storm-sw: class decided at post time
+	grantEnd   int64 // storm: bytes below this offset are granted
+	grantClass uint8
+}
+
+func (t *txn) size() int64 { return t.end - t.start }
+
+// New returns a factory of variant p.Variant's schedulers, one per NIC. p
+// must be valid (Validate); the scenario layer validates before building.
+func New(p Params, env Env) func(h *rnic.Host) rnic.Scheduler {
+	if p.Variant == "" {
+		p.Variant = Full
+	}
+	if err := p.Validate(); err != nil {
+		panic(fmt.Sprintf("storm: New with invalid params: %v", err))
+	}
+	return func(*rnic.Host) rnic.Scheduler { return newScheduler(p, env) }
+}
+
+func newScheduler(p Params, env Env) *Scheduler {
+	s := &Scheduler{p: p, env: env, qps: map[int64]*qpState{}, releaseAt: engine.Never}
+	s.pSmall, s.pBacklog, s.pLow = p.wireClasses()
+	s.rx.s = s
+	s.rx.txns = map[rxKey]*rxTxn{}
+	s.rx.slots = [2]int{p.SlotsBacklog, p.SlotsOther}
+	return s
+}
+
+// Attach implements rnic.Scheduler.
+func (s *Scheduler) Attach(h *rnic.Host) {
+	s.h = h
+	s.sim = h.Cluster().Sim
+	s.bdp = s.p.BDPBytes
+	if s.bdp == 0 {
+		s.bdp = s.env.BDP
+	}
+	if s.bdp == 0 {
+		s.bdp = h.Cluster().Cfg.CCEnv.BDP
+	}
+	if s.bdp <= 0 {
+		panic(fmt.Sprintf("storm: host %d: no BDP (bdp_bytes, Env.BDP and cc.Env.BDP are all 0)", h.ID))
+	}
+	s.chunk = s.p.GrantChunkBytes
+	if s.chunk == 0 {
+		s.chunk = s.bdp
+	}
+}
+
+// Params returns the scheduler's settings.
+func (s *Scheduler) Params() Params { return s.p }
+
+// BDP is the first-BDP size in use, bytes.
+func (s *Scheduler) BDP() int64 { return s.bdp }
+
+// QPOpened implements rnic.Scheduler.
+func (s *Scheduler) QPOpened(qp *rnic.QP) {
+	q := &qpState{qp: qp, id: qp.ID, idx: -1}
+	qp.SchedState = q
+	s.qps[qp.ID] = q
+}
+
+// QPClosed implements rnic.Scheduler.
+func (s *Scheduler) QPClosed(qp *rnic.QP) {
+	q := qp.SchedState.(*qpState)
+	s.heaps.remove(q)
+	for _, t := range q.txns[q.head:] {
+		s.putTxn(t)
+	}
+	delete(s.qps, qp.ID)
+	qp.SchedState = nil
+}
+
+func (s *Scheduler) getTxn() *txn {
+	if n := len(s.freeTxn); n > 0 {
+		t := s.freeTxn[n-1]
+		s.freeTxn = s.freeTxn[:n-1]
+		*t = txn{}
+		return t
+	}
+	return new(txn)
+}
+
+func (s *Scheduler) putTxn(t *txn) { s.freeTxn = append(s.freeTxn, t) }
+
+// joins reports whether a message with TxnID id posted now extends
+// transaction last.
+func (s *Scheduler) joins(last *txn, id int64, now engine.Time) bool {
+	temporal := now-last.lastPost <= s.p.GroupWindow
+	switch s.p.Grouping {
+	case GroupID:
+		return id != 0 && id == last.id
+	case GroupTemporal:
+		return temporal
+	case GroupAuto:
+		if id != 0 || last.id != 0 {
+			return id == last.id
+		}
+		return temporal
+	}
+	return false
+}
+
+// swClass is storm-sw's decision for a transaction of size bytes with
+// bPost live transactions ahead of it.
+func (s *Scheduler) swClass(size int64, bPost int) uint8 {
+	switch {
+	case size <= s.bdp:
+		return s.pSmall
+	case bPost > 0:
+		return s.pBacklog
+	}
+	return s.pLow
+}
+
+// Posted implements rnic.Scheduler: the message joins the QP's last
+// transaction or starts a new one.
+func (s *Scheduler) Posted(qp *rnic.QP, m *rnic.Message) {
+	q := qp.SchedState.(*qpState)
+	now := s.sim.Now()
+	start := q.posted
+	q.posted += m.Size
+	live := len(q.txns) - q.head
+	// A transaction takes more messages only while it has unsent bytes:
+	// growth then reaches the receiver on the packets still to come.
+	if live > 0 {
+		last := q.txns[len(q.txns)-1]
+		if qp.SendPoint() < last.end && s.joins(last, m.TxnID, now) {
+			last.end = q.posted
+			last.lastPost = now
+			if s.p.Variant == Software {
+				last.swClass = s.swClass(last.size(), last.bPost)
+			}
+			s.stats.GroupedMessages++
+			s.posted(q, now)
+			return
+		}
+	}
+	t := s.getTxn()
+	t.ord = q.nextOrd
+	q.nextOrd++
+	t.id = m.TxnID
+	t.start, t.end = start, q.posted
+	t.lastPost = now
+	t.bPost = live
+	if s.p.Variant == Software {
+		t.swClass = s.swClass(t.size(), live)
+	}
+	q.txns = append(q.txns, t)
+	s.stats.Transactions++
+	s.posted(q, now)
+}
+
+// posted hands the new bytes to the NIC, after the software delay in
+// storm-sw, and re-ranks the QP (its backlog may have grown).
+func (s *Scheduler) posted(q *qpState, now engine.Time) {
+	if s.p.Variant == Software && s.p.SWDecisionDelay > 0 {
+		s.releases = append(s.releases, release{at: now + s.p.SWDecisionDelay, q: q, end: q.posted})
+		if s.releaseAt == engine.Never {
+			s.releaseAt = now + s.p.SWDecisionDelay
+			s.sim.At(s.releaseAt, s, 0)
+		}
+	} else {
+		q.released = q.posted
+	}
+	s.refresh(q)
+}
+
+// Fire implements engine.Handler: software decisions that are due.
+func (s *Scheduler) Fire(now engine.Time, _ uint8) {
+	s.releaseAt = engine.Never
+	for s.releaseHead < len(s.releases) && s.releases[s.releaseHead].at <= now {
+		r := s.releases[s.releaseHead]
+		s.releases[s.releaseHead] = release{}
+		s.releaseHead++
+		if !r.q.qp.Closed() {
+			r.q.released = max(r.q.released, r.end)
+			s.refresh(r.q)
+		}
+	}
+	if s.releaseHead == len(s.releases) {
+		s.releases, s.releaseHead = s.releases[:0], 0
+	} else {
+		s.releaseAt = s.releases[s.releaseHead].at
+		s.sim.At(s.releaseAt, s, 0)
+	}
+	s.h.Port().Kick(now)
+}
+
+// HOLChanged implements rnic.Scheduler.
+func (s *Scheduler) HOLChanged(qp *rnic.QP) { s.refresh(qp.SchedState.(*qpState)) }
+
+// ReadyChanged implements rnic.Scheduler.
+func (s *Scheduler) ReadyChanged(qp *rnic.QP) { s.refresh(qp.SchedState.(*qpState)) }
+
+// Rewound implements rnic.Rewinder.
+func (s *Scheduler) Rewound(qp *rnic.QP) { s.refresh(qp.SchedState.(*qpState)) }
+
+// Acked implements rnic.Scheduler: finished transactions leave, the guard
+// may release the QP, go-back-N may have moved the send point.
+func (s *Scheduler) Acked(qp *rnic.QP) {
+	q := qp.SchedState.(*qpState)
+	una := qp.Acked()
+	for q.head < len(q.txns) && q.txns[q.head].end <= una {
+		s.putTxn(q.txns[q.head])
+		q.txns[q.head] = nil
+		q.head++
+	}
+	if q.head == len(q.txns) {
+		q.txns, q.hol, q.head = q.txns[:0], 0, 0
+	} else if q.head >= 32 && 2*q.head >= len(q.txns) {
+		n := copy(q.txns, q.txns[q.head:])
+		clear(q.txns[n:])
+		q.txns = q.txns[:n]
+		q.hol -= q.head
+		q.head = 0
+	}
+	s.refresh(q)
+}
+
+// holTxn is the transaction holding the send point, or nil.
+func (q *qpState) holTxn() *txn {
+	sp := q.qp.SendPoint()
+	if q.hol < q.head {
+		q.hol = q.head
+	}
+	for q.hol < len(q.txns) && q.txns[q.hol].end <= sp {
+		q.hol++
+	}
+	for q.hol > q.head && q.txns[q.hol-1].end > sp {
+		q.hol-- // go-back-N moved the send point into an earlier transaction
+	}
+	if q.hol == len(q.txns) {
+		return nil
+	}
+	return q.txns[q.hol]
+}
+
+// backlog is the number of transactions queued behind the HOL one.
+func (q *qpState) backlog() int { return max(0, len(q.txns)-q.hol-1) }
+
+// txnAt is the index in txns of the live transaction holding stream
+// offset off, or -1. It starts from the HOL, where packets being sent are.
+func (q *qpState) txnAt(off int64) int {
+	i := min(q.hol, len(q.txns)-1)
+	for i >= q.head && q.txns[i].start > off {
+		i--
+	}
+	for i >= q.head && i < len(q.txns) && q.txns[i].end <= off {
+		i++
+	}
+	if i < q.head || i >= len(q.txns) {
+		return -1
+	}
+	return i
+}
+
+// firstClass is the first-BDP class of HOL transaction t: P_backlog when
+// work is queued behind it, else P_low.
+func (s *Scheduler) firstClass(q *qpState, t *txn) uint8 {
+	if t.started {
+		return t.firstClass
+	}
+	if q.backlog() > 0 {
+		return s.pBacklog
+	}
+	return s.pLow
+}
+
+// verdict is why a QP may or may not send now.
+type verdict uint8
+
+const (
+	mayPick  verdict = iota
+	notReady         // the NIC says no: nothing to send, window, pacing
+	gated            // waiting for a grant
+	waiting          // storm-sw: the software has not handed the bytes over yet
+	stalled          // the in-order guard
+)
+
+// evaluate is the class of q's next packet and whether it may go now. It
+// has no side effects.
+func (s *Scheduler) evaluate(q *qpState) (class uint8, v verdict, inherited bool) {
+	qp := q.qp
+	if !qp.Ready() {
+		return 0, notReady, false
+	}
+	t := q.holTxn()
+	if t == nil {
+		return 0, notReady, false // the last byte just went; Ready follows
+	}
+	sp := qp.SendPoint()
+	guard := s.p.Guard != GuardOff
+	unacked := qp.Acked() < q.maxSent
+	if sp < q.maxSent && guard && unacked {
+		// A go-back-N retransmission resends bytes that already went, in
+		// the class of the packets it replaces, without asking any gate.
+		return qp.LastClass(), mayPick, false
+	}
+	switch {
+	case s.p.Variant == Software:
+		if sp >= q.released && sp >= q.maxSent {
+			return 0, waiting, false
+		}
+		class = t.swClass
+	case t.size() <= s.bdp:
+		class = s.pSmall
+	case s.p.Variant == SenderOnly || sp < t.start+s.bdp:
+		class = s.firstClass(q, t)
+	case sp < t.grantEnd:
+		class = t.grantClass
+	case sp < q.maxSent:
+		class = s.firstClass(q, t) // guard off: a retransmission beyond a revoked grant
+	default:
+		return 0, gated, false
+	}
+	if guard && unacked && class != qp.LastClass() {
+		if s.p.Guard == GuardInherit {
+			return qp.LastClass(), mayPick, true
+		}
+		return 0, stalled, false
+	}
+	return class, mayPick, false
+}
+
+// refresh re-evaluates q and moves it in, within or out of the heaps.
+func (s *Scheduler) refresh(q *qpState) {
+	if t := q.holTxn(); t != nil && !t.started {
+		t.firstClass = s.firstClass(q, t)
+		t.started = true
+	}
+	class, v, inherited := s.evaluate(q)
+	if v == stalled && !q.stalled {
+		s.stats.GuardStalls++
+	}
+	q.stalled = v == stalled
+	q.inheriting = inherited
+	if v != mayPick {
+		s.heaps.remove(q)
+		return
+	}
+	if s.p.WithinClassOrder == OrderRR {
+		s.heaps.set(q, class, 0, 0, q.stamp)
+		return
+	}
+	t := q.txns[q.hol]
+	s.heaps.set(q, class, -int64(q.backlog()), t.end-q.qp.SendPoint(), q.stamp)
+}
+
+// Pick implements rnic.Scheduler: strict priority over classes, then the
+// within-class order.
+func (s *Scheduler) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
+	q := s.heaps.first(paused)
+	if q == nil {
+		return nil, 0
+	}
+	return q.qp, q.class
+}
+
+// Eligible reports whether Pick could choose qp with these classes paused
+// (the schedtest conformance suite's view of the gates).
+func (s *Scheduler) Eligible(qp *rnic.QP, paused uint8) bool {
+	class, v, _ := s.evaluate(qp.SchedState.(*qpState))
+	return v == mayPick && paused&(1<<class) == 0
+}
+
+// Sent implements rnic.Scheduler: the packet is stamped with what its
+// receiver needs to know, and the QP re-ranked.
+func (s *Scheduler) Sent(qp *rnic.QP, p *fabric.Packet) {
+	q := qp.SchedState.(*qpState)
+	s.clock++
+	q.stamp = s.clock
+	q.maxSent = max(q.maxSent, p.Seq+int64(p.Payload))
+	if q.inheriting {
+		s.stats.GuardInherited++
+	}
+	if s.p.Variant == Full {
+		s.announce(q, p)
+	}
+	s.refresh(q)
+}
+
+// announce writes the transaction's kind, ordinal, the QP's backlog and
+// the bytes still to come into p.Arg, and charges StormHeaderBytes on
+// packets that announce (first-BDP packets of super-BDP transactions, and
+// small ones when they join the active set).
+func (s *Scheduler) announce(q *qpState, p *fabric.Packet) {
+	i := q.txnAt(p.Seq)
+	if i < 0 {
+		return
+	}
+	t := q.txns[i]
+	big := t.size() > s.bdp
+	if !big && !s.p.SmallInActiveSet {
+		return
+	}
+	a := announce{kind: kindSmall, ord: t.ord, backlog: len(q.txns) - i - 1, remAfter: t.end - p.Seq - int64(p.Payload)}
+	if big {
+		a.kind = kindBig
+	}
+	p.Arg = a.encode()
+	if s.p.StormHeaderBytes > 0 && (!big || p.Seq < t.start+s.bdp) {
+		p.Size += int32(s.p.StormHeaderBytes)
+	}
+}
+
+// Control implements rnic.Scheduler: a grant for one of this NIC's QPs.
+func (s *Scheduler) Control(now engine.Time, p *fabric.Packet) {
+	if p.Kind != fabric.Grant {
+		return
+	}
+	s.stats.GrantsReceived++
+	q := s.qps[p.QP]
+	if q == nil {
+		s.stats.GrantsStale++
+		return
+	}
+	g := decodeGrant(p.Arg)
+	var t *txn
+	for _, x := range q.txns[q.head:] {
+		if x.ord == g.ord {
+			t = x
+			break
+		}
+	}
+	if t == nil {
+		s.stats.GrantsStale++
+		return
+	}
+	if lat := now - p.SentAt; s.stats.GrantLatencyMin == 0 || lat < s.stats.GrantLatencyMin {
+		s.stats.GrantLatencyMin = lat
+	}
+	if g.revoke {
+		t.grantEnd = p.Seq
+	} else {
+		t.grantEnd = max(t.grantEnd, p.Seq)
+		t.grantClass = g.class
+	}
+	s.refresh(q)
+	s.h.Port().Kick(now)
+}
+
+// Received implements rnic.Scheduler: the receiver side of storm.
+func (s *Scheduler) Received(now engine.Time, p *fabric.Packet) {
+	if s.p.Variant == Full && p.Arg != 0 {
+		s.rx.data(now, p)
+	}
+}
