@@ -16,6 +16,7 @@ import (
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/sched/baselines"
+	"github.com/dcsim/dcsim/sched/storm"
 	"github.com/dcsim/dcsim/transport/rocev2"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
@@ -44,14 +45,69 @@ type pathInfo struct {
 	bottleneck engine.Rate
 }
 
-// schedulerFactories build each registered scheduler for one host.
-var schedulerFactories = map[string]func(s *Scenario, params any) func(h *rnic.Host) rnic.Scheduler{
-	"fair": func(s *Scenario, _ any) func(*rnic.Host) rnic.Scheduler {
-		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(uint8(s.NIC.DataClass)) }
+// schedFactory builds a registered scheduler for every host from its
+// decoded params; bdp is the topology's maxBdp at the scenario's MTU.
+type schedFactory func(s *Scenario, params any, bdp int64) (func(h *rnic.Host) rnic.Scheduler, error)
+
+// schedulerFactories build each registered scheduler.
+var schedulerFactories = map[string]schedFactory{
+	"fair": func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(uint8(s.NIC.DataClass)) }, nil
 	},
-	"fair-message": func(s *Scenario, _ any) func(*rnic.Host) rnic.Scheduler {
-		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFairMessage(uint8(s.NIC.DataClass)) }
+	"fair-message": func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFairMessage(uint8(s.NIC.DataClass)) }, nil
 	},
+	"srpt": func(s *Scenario, params any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+		p := *params.(*baselines.SRPTParams)
+		if len(p.Thresholds) == 0 {
+			t, err := workloadSplit(s, fabric.NumClasses-1, "", baselines.DefaultSRPTParams().Thresholds)
+			if err != nil {
+				return nil, fmt.Errorf("nic.srpt.thresholds: %v", err)
+			}
+			p.Thresholds = t
+		}
+		return baselines.NewSRPT(p), nil
+	},
+	"pias": func(s *Scenario, params any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+		p := *params.(*baselines.PIASParams)
+		if len(p.Thresholds) == 0 {
+			t, err := workloadSplit(s, 4, "pias", baselines.DefaultPIASParams().Thresholds)
+			if err != nil {
+				return nil, fmt.Errorf("nic.pias.thresholds: %v", err)
+			}
+			p.Thresholds = t
+		}
+		return baselines.NewPIAS(p), nil
+	},
+	"storm":        stormFactory,
+	"storm-sender": stormFactory,
+	"storm-sw":     stormFactory,
+}
+
+func stormFactory(_ *Scenario, params any, bdp int64) (func(*rnic.Host) rnic.Scheduler, error) {
+	return storm.New(*params.(*storm.Params), storm.Env{BDP: bdp}), nil
+}
+
+// workloadSplit derives size thresholds for a size-aware scheduler from
+// the main workload: PIAS's published table for that distribution when
+// table is "pias" and one exists (REFERENCE 6.4), else the equal-count
+// split of its CDF into levels classes (REFERENCE 6.3, 6.4). A workload
+// with no size distribution (incast, flow list, training) gets fallback.
+func workloadSplit(s *Scenario, levels int, table string, fallback []int64) ([]int64, error) {
+	w := &s.Workload
+	if w.Kind != Cloud {
+		return fallback, nil
+	}
+	if table == "pias" {
+		if t, ok := baselines.PIASTable(w.Distribution, levels); ok {
+			return t, nil
+		}
+	}
+	cdf, err := cloud.Load(w.Distribution)
+	if err != nil {
+		return nil, err
+	}
+	return baselines.EqualSplit(cdf.Quantile, levels)
 }
 
 // ccSpecs turn each registered algorithm's decoded params into a cc.Spec.
@@ -168,7 +224,11 @@ func Build(s *Scenario) (*Sim, error) {
 	if s.NIC.CNP == CNPPacket {
 		ncfg.CNP = rnic.CNPPacket
 	}
-	cl, err := rnic.NewCluster(net, ncfg, schedMake(s, s.NIC.Params))
+	newSched, err := schedMake(s, s.NIC.Params, bdp)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := rnic.NewCluster(net, ncfg, newSched)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/dcsim/dcsim/cc/hpcc"
 	"github.com/dcsim/dcsim/cc/timely"
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/sched/baselines"
+	"github.com/dcsim/dcsim/sched/storm"
 )
 
 // Plugin is one implementation a scenario can select by name: an RNIC
@@ -49,6 +51,43 @@ func noParams(engine.Rate) any { return &NoParams{} }
 var schedulers = []Plugin{
 	{Name: "fair", Doc: "packet-level round robin over QPs, all data in one class (reference model)", Params: noParams},
 	{Name: "fair-message", Doc: "round robin over QPs, serving a whole message before moving on", Params: noParams},
+	{Name: "srpt", Doc: "NIC SRPT: least remaining bytes first, classes by remaining size (thresholds [] = equal split of the workload's CDF)",
+		Params: func(engine.Rate) any { p := baselines.DefaultSRPTParams(); p.Thresholds = nil; return &p },
+		Validate: func(params any) error {
+			p := *params.(*baselines.SRPTParams)
+			if len(p.Thresholds) == 0 {
+				p.Thresholds = baselines.DefaultSRPTParams().Thresholds
+			}
+			return fieldError(p.Validate())
+		}},
+	{Name: "pias", Doc: "PIAS: MLFQ by bytes sent (thresholds [] = the PIAS table for the workload, else its equal split into 4)",
+		Params: func(engine.Rate) any { p := baselines.DefaultPIASParams(); p.Thresholds = nil; return &p },
+		Validate: func(params any) error {
+			p := *params.(*baselines.PIASParams)
+			if len(p.Thresholds) == 0 {
+				p.Thresholds = baselines.DefaultPIASParams().Thresholds
+			}
+			return fieldError(p.Validate())
+		}},
+	stormPlugin(storm.Full, "STORM: backlog-then-size urgency, three wire priorities, first-BDP rule, receiver grants"),
+	stormPlugin(storm.SenderOnly, "STORM sender-only: dynamic priorities and the first-BDP rule, no grants (ConnectX-6 testbed)"),
+	stormPlugin(storm.Software, "STORM software-only: class chosen by host software at post time, round robin in class, no grants"),
+}
+
+// stormPlugin registers one STORM variant with its own defaults.
+func stormPlugin(v storm.Variant, doc string) Plugin {
+	return Plugin{Name: string(v), Doc: doc,
+		Params:   func(engine.Rate) any { p := storm.DefaultParamsFor(v); return &p },
+		Validate: func(params any) error { return fieldError(params.(*storm.Params).Validate()) }}
+}
+
+// fieldError turns a plugin's *cc.ParamError into a FieldError on its key.
+func fieldError(err error) error {
+	var pe *cc.ParamError
+	if errors.As(err, &pe) {
+		return &FieldError{Path: pe.Field, Msg: pe.Msg}
+	}
+	return err
 }
 
 // algorithms are the congestion-control algorithms, in listing order.
@@ -70,14 +109,7 @@ type validator interface{ Validate() error }
 func ccPlugin[P validator](name, doc string, defaults func(engine.Rate) P) Plugin {
 	return Plugin{Name: name, Doc: doc,
 		Params: func(r engine.Rate) any { p := defaults(r); return &p },
-		Validate: func(params any) error {
-			err := (*params.(*P)).Validate()
-			var pe *cc.ParamError
-			if errors.As(err, &pe) {
-				return &FieldError{Path: pe.Field, Msg: pe.Msg}
-			}
-			return err
-		},
+		Validate: func(params any) error { return fieldError((*params.(*P)).Validate()) },
 	}
 }
 

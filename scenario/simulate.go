@@ -10,6 +10,8 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/sched/baselines"
+	"github.com/dcsim/dcsim/sched/storm"
 )
 
 // Progress is reported between chunks of simulated time.
@@ -157,6 +159,11 @@ func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) 
 		hdrm += sw.HeadroomDrops
 	}
 	r.Counters["headroom_drops"] = hdrm
+	for _, m := range []map[string]int64{storm.Counters(s.Cluster.Hosts), baselines.Counters(s.Cluster.Hosts)} {
+		for k, v := range m {
+			r.Counters[k] = v
+		}
+	}
 	return r
 }
 
