@@ -4,7 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"testing"
+
+	"github.com/dcsim/dcsim/analysis/queueing"
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/workloads/cloud"
@@ -14,18 +17,18 @@ import (
 // one sender on a star with zero propagation delay sends Poisson flows to
 // 16 receivers, so its NIC uplink is the only bottleneck; per-flow QPs, no
 // congestion control, ECN off, infinite-enough buffer.
-func singleBottleneck(t *testing.T, scheduler string, load float64, flows int) (*Sim, *Result) {
+func singleBottleneck(t *testing.T, scheduler, cdfFile string, load float64, flows int, sets ...string) (*Sim, *Result) {
 	t.Helper()
-	s := Default()
+	s, err := Parse("oracle", Default().YAML(), append([]string{"nic.scheduler=" + scheduler}, sets...))
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.Name = "oracle"
 	s.Topology.Kind = Star
 	s.Topology.Hosts = 17
 	s.Topology.LinkDelay = 0
 	s.Switch.ECN.Enabled = false
-	if err := s.SetScheduler(scheduler); err != nil {
-		t.Fatal(err)
-	}
-	cdf, err := cloud.Load("testdata/small.cdf")
+	cdf, err := cloud.Load(oracleCDF(cdfFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +130,7 @@ func batchMeans(x []float64) (mean, se float64) {
 // standard errors of the measured mean.
 func TestFairMatchesProcessorSharing(t *testing.T) {
 	for _, load := range []float64{0.5, 0.8} {
-		sim, res := singleBottleneck(t, "fair", load, oracleFlows())
+		sim, res := singleBottleneck(t, "fair", "testdata/small.cdf", load, oracleFlows())
 		sd, rho := nicSlowdowns(sim, res)
 		mean, se := batchMeans(sd)
 		want := 1 / (1 - rho)
@@ -158,7 +161,7 @@ func oracleFlows() int {
 // can fail.
 func TestFairMessageMatchesFCFS(t *testing.T) {
 	for _, load := range []float64{0.5, 0.8} {
-		sim, res := singleBottleneck(t, "fair-message", load, oracleFlows())
+		sim, res := singleBottleneck(t, "fair-message", "testdata/small.cdf", load, oracleFlows())
 		sd, rho := nicSlowdowns(sim, res)
 		mean, se := batchMeans(sd)
 		var x2, inv, x1 float64
@@ -182,4 +185,111 @@ func TestFairMessageMatchesFCFS(t *testing.T) {
 			t.Errorf("load %.1f: FCFS-like scheduler also passes the PS check (%.4f vs %.4f): the PS test cannot discriminate", load, mean, ps)
 		}
 	}
+}
+
+// empiricalMG1 is the M/G/1 queue whose service-time distribution is the
+// realised one: a point mass of 1/n at each flow's wire bytes, arrivals at
+// the realised rate. Using the flows actually simulated removes the
+// sampling noise of the sizes from the comparison.
+func empiricalMG1(t *testing.T, sim *Sim, rho float64) *queueing.MG1 {
+	t.Helper()
+	wire := make([]float64, 0, len(sim.Messages))
+	var sum float64
+	for _, m := range sim.Messages {
+		w := float64(m.Size + 48*((m.Size+999)/1000))
+		wire = append(wire, w)
+		sum += w
+	}
+	sort.Float64s(wire)
+	n := float64(len(wire))
+	sizes := []float64{wire[0]}
+	cdf := []float64{0}
+	for i, w := range wire {
+		// a vertical step of 1/n at w: (w, i/n) -> (w, (i+1)/n)
+		if w != sizes[len(sizes)-1] {
+			sizes = append(sizes, w)
+			cdf = append(cdf, float64(i)/n)
+		}
+		sizes = append(sizes, w)
+		cdf = append(cdf, float64(i+1)/n)
+	}
+	d, err := queueing.NewPiecewise(sizes, cdf, queueing.Continuous)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := queueing.NewMG1(d, 100e9/8, rho)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// NIC SRPT is M/G/1-SRPT (Schrage-Miller, REFERENCE 11.1) on the realised
+// service-time distribution. Packets are not preemptible, so an arriving
+// flow waits for the packet in service: a bias of about rho*(s_pkt/2)*E[1/x]
+// (logged), which the 4% budget covers when flows span 10-640 packets
+// (testdata/medium.cdf). With 1-64-packet flows (small.cdf) the measured
+// mean is 12% above the fluid formula at load 0.5, of which the residual
+// packet explains 4%: the rest is an open question recorded in the notes,
+// so this test uses the medium distribution rather than hide it in a
+// wider tolerance.
+func TestSRPTMatchesSchrageMiller(t *testing.T) {
+	for _, load := range []float64{0.5, 0.8} {
+		sim, res := singleBottleneck(t, "srpt", "testdata/medium.cdf", load, oracleFlows(), "nic.srpt.tagging=single")
+		sd, rho := nicSlowdowns(sim, res)
+		mean, se := batchMeans(sd)
+		q := empiricalMG1(t, sim, rho)
+		m, err := q.Means(queueing.SRPT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := 1 / (1 - rho)
+		var inv float64
+		for _, msg := range sim.Messages {
+			inv += 1 / float64(msg.Size+48*((msg.Size+999)/1000))
+		}
+		inv /= float64(len(sim.Messages))
+		t.Logf("residual-packet bias rho*(1048/2)*E[1/x] = %.4f", rho*524*inv)
+		tol := 0.04*m.Slowdown + 3*se
+		t.Logf("load %.1f: rho %.4f, mean NIC slowdown %.4f (se %.4f), SRPT formula %.4f, PS %.4f; %d NACKs",
+			load, rho, mean, se, m.Slowdown, ps, res.Run.NACKs)
+		if math.Abs(mean-m.Slowdown) > tol {
+			t.Errorf("load %.1f: SRPT mean slowdown %.4f, want %.4f +- %.4f (Schrage-Miller)", load, mean, m.Slowdown, tol)
+		}
+	}
+}
+
+// PIAS with its maximum of 7 levels, thresholds spread over the medium
+// distribution, against LAS, its infinite-level limit: flows within one
+// level share round robin instead of strictly least-attained-first, so
+// PIAS-7 sits above LAS; 10% (plus 3 standard errors) is the budget for
+// that discretisation (measured on medium.cdf: 0.6% at load 0.5, 1.3% at
+// 0.8; on small.cdf with 2-40-packet thresholds, 7.5% and 5%).
+func TestPIASApproachesLAS(t *testing.T) {
+	for _, load := range []float64{0.5, 0.8} {
+		sim, res := singleBottleneck(t, "pias", "testdata/medium.cdf", load, oracleFlows(), "nic.pias.thresholds=[20000,40000,80000,160000,240000,400000]")
+		sd, rho := nicSlowdowns(sim, res)
+		mean, se := batchMeans(sd)
+		q := empiricalMG1(t, sim, rho)
+		las, err := q.Means(queueing.LAS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srpt, _ := q.Means(queueing.SRPT)
+		ps := 1 / (1 - rho)
+		t.Logf("load %.1f: rho %.4f, PIAS-7 mean NIC slowdown %.4f (se %.4f); LAS %.4f, SRPT %.4f, PS %.4f",
+			load, rho, mean, se, las.Slowdown, srpt.Slowdown, ps)
+		if d := math.Abs(mean - las.Slowdown); d > 0.10*las.Slowdown+3*se {
+			t.Errorf("load %.1f: PIAS-7 %.4f is more than 10%% + 3 se from LAS %.4f", load, mean, las.Slowdown)
+		}
+	}
+}
+
+// oracleCDF is file unless DCSIM_ORACLE_CDF names another (to study how
+// packet granularity changes with flow size).
+func oracleCDF(file string) string {
+	if f := os.Getenv("DCSIM_ORACLE_CDF"); f != "" {
+		return f
+	}
+	return file
 }

@@ -108,7 +108,7 @@ type validator interface{ Validate() error }
 // and a Validate method returning *cc.ParamError.
 func ccPlugin[P validator](name, doc string, defaults func(engine.Rate) P) Plugin {
 	return Plugin{Name: name, Doc: doc,
-		Params: func(r engine.Rate) any { p := defaults(r); return &p },
+		Params:   func(r engine.Rate) any { p := defaults(r); return &p },
 		Validate: func(params any) error { return fieldError((*params.(*P)).Validate()) },
 	}
 }
