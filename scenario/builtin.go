@@ -44,6 +44,44 @@ workload: {kind: cloud, distribution: websearch, load: 0.3}
 `,
 	},
 	{
+		Builtin: Builtin{Name: "storm-cloud", Doc: "STORM study base: 128-host spine-leaf, per-pair QPs, strict-priority switches, DCQCN, WebSearch 50%; sweep examples/storm-cloud.yaml"},
+		text: `# The base of the STORM comparison (REFERENCE.md 6): the 128-host 100 Gbps
+# spine-leaf, one QP per ordered host pair (so messages queue behind each
+# other and backlog means something), strict-priority switch queues (STORM,
+# SRPT and PIAS tag classes; fair sharing keeps all data in class 3),
+# DCQCN. Vary nic.scheduler over fair, fair-message, srpt, pias, storm,
+# storm-sender, storm-sw; the distribution over websearch, fbhdp,
+# alistorage, googlerpc, webserver; load 0.3..0.8; cc dcqcn or hpcc:
+# examples/storm-cloud.yaml is that sweep.
+name: storm-cloud
+duration: 5ms
+switch: {discipline: strict}
+nic: {qp_mapping: per-pair, scheduler: storm}
+cc: {algorithm: dcqcn}
+workload: {kind: cloud, distribution: websearch, load: 0.5}
+`,
+	},
+	{
+		Builtin: Builtin{Name: "storage-fanout", Doc: "storage fan-out/join: 16 clients read from 4 of 112 servers each, per-pair QPs, a gatekeeper backlog; STORM's backlog case"},
+		text: `# Storage fan-out and join (a client reads from N servers and completes
+# when all have answered), on the 128-host spine-leaf with per-pair QPs:
+# requests from different clients to one server queue on that server's
+# QPs, so backlog builds where STORM's first signal matters. Background
+# AliStorage traffic at 30% load runs alongside.
+name: storage-fanout
+duration: 5ms
+switch: {discipline: strict}
+nic: {qp_mapping: per-pair, scheduler: storm}
+cc: {algorithm: dcqcn}
+workload:
+  kind: storage
+  hosts: 0-15
+  storage: {servers: 16-127, fan_out: 4, response_size: 256KB, mean_interval: 20us}
+extra_workloads:
+  - {kind: cloud, distribution: alistorage, load: 0.3, hosts: 16-127}
+`,
+	},
+	{
 		Builtin: Builtin{Name: "gpt3-13b", Doc: "one GPT-3 13B training iteration (SimAI/AICB file, TP 8) on the 128-host spine-leaf, one GPU per host, MTU 4096"},
 		text: `# One training iteration of GPT-3 13B from the shipped AICB/SimAI file
 # (TP 8, PP 1, micro-batch 1, A100 compute times), one GPU per NIC on the
