@@ -49,7 +49,8 @@
 // Cluster.Check asserts, at any instant, that every payload byte sent has
 // arrived at a NIC, been dropped and counted, or is queued or on a wire;
 // that every live packet is somewhere; and the fabric's own invariants.
-// With -tags invariants it runs after every event, together with checks
-// that acknowledgement points never move back. CheckDrained adds that a
+// With -tags invariants it runs every 64 events (a broken conservation law
+// stays broken, so it is still caught), and checks that acknowledgement
+// and in-order points never move back run at every event. CheckDrained adds that a
 // finished run left no packet, no pause and no buffer in use.
 package rnic
