@@ -132,6 +132,13 @@ func bySizePlot(title string, groups []*Group, labels []string, stat func(analys
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
 		return nil, err
 	}
+	// Slowdowns are clamped at 1 and tails span orders of magnitude: a log
+	// y axis keeps the well-behaved groups readable beside a bad tail.
+	if top > 1 {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Label.Text = "slowdown (fct / ideal fct; log scale)"
+	}
 	p.Y.Min = 1
 	legendRoom(p, len(groups), top)
 	return p, nil
