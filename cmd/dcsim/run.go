@@ -75,9 +75,13 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 			}
 			if !quiet {
 				fmt.Fprint(stdout, res.Headline())
-				fmt.Fprintln(stdout)
-				if err := analysis.FormatSummary(stdout, res.Analysis); err != nil {
-					return err
+				// Training runs post their flows after the measurement
+				// window; their summary is the iteration line above.
+				if res.Analysis.Overall.Total() > 0 {
+					fmt.Fprintln(stdout)
+					if err := analysis.FormatSummary(stdout, res.Analysis); err != nil {
+						return err
+					}
 				}
 				fmt.Fprintf(stdout, "\nresults in %s\n", out)
 			}
