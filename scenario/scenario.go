@@ -231,21 +231,21 @@ type StorageParams struct {
 // SimAIParams are the fields of a training workload (REFERENCE.md 7.4-7.6):
 // a SimAI/AICB workload file, or one generated from a model.
 type SimAIParams struct {
-	File        string   `yaml:"file"`          // workload file, or a shipped one by name; empty = generate from model
-	Model       string   `yaml:"model"`         // gpt3-13b | gpt3-175b | llama-7b | llama-65b (when file is empty)
-	TP          int      `yaml:"tp"`            // generator: tensor parallel size
-	DP          int      `yaml:"dp"`            // generator: data parallel size (0 = hosts*gpus_per_host/tp)
-	EP          int      `yaml:"ep"`            // generator: expert parallel size
-	GA          int      `yaml:"ga"`            // generator: gradient accumulation steps
-	GPU         string   `yaml:"gpu"`           // generator: a100 | h100
-	Efficiency  float64  `yaml:"efficiency"`    // generator: fraction of peak FLOPs achieved
-	GPUs        int      `yaml:"gpus"`          // world size; 0 = the file's all_gpus, else hosts*gpus_per_host
-	GPUsPerHost int      `yaml:"gpus_per_host"` // GPUs sharing one NIC/host (intra-host over NVLink)
-	NVLink      Rate     `yaml:"nvlink"`        // per-GPU intra-host rate
-	Iterations  int      `yaml:"iterations"`    // training passes, back to back
-	SendLatency Duration `yaml:"send_latency"`  // fixed delay before every send (SimAI AS_SEND_LAT)
-	Channels    int      `yaml:"channels"`      // rings per collective
-	CommScale   float64  `yaml:"comm_scale"`    // multiplies every collective size (SimAI comm_scale)
+	File          string   `yaml:"file"`            // workload file, or a shipped one by name; empty = generate from model
+	Model         string   `yaml:"model"`           // gpt3-13b | gpt3-175b | llama-7b | llama-65b (when file is empty)
+	TP            int      `yaml:"tp"`              // generator: tensor parallel size
+	DP            int      `yaml:"dp"`              // generator: data parallel size (0 = gpus/tp)
+	EP            int      `yaml:"ep"`              // generator: expert parallel size
+	GA            int      `yaml:"ga"`              // generator: gradient accumulation steps
+	GPU           string   `yaml:"gpu"`             // generator: a100 | h100
+	Efficiency    float64  `yaml:"efficiency"`      // generator: fraction of peak FLOPs achieved
+	GPUs          int      `yaml:"gpus"`            // world size; 0 = the file's all_gpus if it fits, else one GPU per host
+	GPUsPerServer int      `yaml:"gpus_per_server"` // GPUs joined by NVLink in one server; each GPU has its own NIC (host)
+	NVLink        Rate     `yaml:"nvlink"`          // per-GPU intra-server rate
+	Iterations    int      `yaml:"iterations"`      // training passes, back to back
+	SendLatency   Duration `yaml:"send_latency"`    // fixed delay before every send (SimAI AS_SEND_LAT)
+	Channels      int      `yaml:"channels"`        // rings per collective
+	CommScale     float64  `yaml:"comm_scale"`      // multiplies every collective size (SimAI comm_scale)
 }
 
 // CollectiveParams are a collective micro-benchmark over the workload's
@@ -349,7 +349,7 @@ func defaultIncast() *IncastParams {
 func defaultFlowlist() *FlowlistParams { return &FlowlistParams{} }
 
 func defaultSimAI() *SimAIParams {
-	return &SimAIParams{Model: "gpt3-13b", TP: 8, EP: 1, GA: 1, GPU: "a100", Efficiency: 0.5, GPUsPerHost: 1,
+	return &SimAIParams{Model: "gpt3-13b", TP: 8, EP: 1, GA: 1, GPU: "a100", Efficiency: 0.5, GPUsPerServer: 8,
 		NVLink: Rate(2400 * engine.Gbps), Iterations: 1, SendLatency: Duration(6 * engine.Microsecond),
 		Channels: 1, CommScale: 1}
 }

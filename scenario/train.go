@@ -22,6 +22,9 @@ type trainer struct {
 	// ranks is the world size; bytes the micro-benchmark's buffer size.
 	ranks int
 	bytes int64
+	// nicPerGPU: every GPU has its own NIC (host = rank); the executor's
+	// "hosts" are servers, whose GPUs talk over NVLink.
+	nicPerGPU bool
 }
 
 // trainPost and trainWake are the events of one pending action.
@@ -94,7 +97,7 @@ func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
 	switch w.Kind {
 	case SimAI:
 		p := w.SimAI
-		cfg.GPUsPerHost = p.GPUsPerHost
+		cfg.GPUsPerHost = p.GPUsPerServer
 		cfg.NVLinkRate = engine.Rate(p.NVLink)
 		cfg.Iterations = p.Iterations
 		cfg.SendLatency = engine.Time(p.SendLatency)
@@ -102,14 +105,21 @@ func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
 		cfg.CommScale = p.CommScale
 		cfg.GPUs = p.GPUs
 		if cfg.GPUs == 0 {
-			cfg.GPUs = hosts * p.GPUsPerHost
+			cfg.GPUs = hosts
 		}
 		if wl, err = loadSimAI(p, cfg.GPUs); err != nil {
 			return nil, err
 		}
-		if p.GPUs == 0 && wl.AllGPUs > 0 && wl.AllGPUs <= hosts*p.GPUsPerHost {
+		if p.GPUs == 0 && wl.AllGPUs > 0 && wl.AllGPUs <= hosts {
 			cfg.GPUs = wl.AllGPUs
 		}
+		if cfg.GPUs > hosts {
+			return nil, fmt.Errorf("simai.gpus: %d GPUs, one NIC each, but the topology has %d hosts", cfg.GPUs, hosts)
+		}
+		if cfg.GPUs%p.GPUsPerServer != 0 {
+			return nil, fmt.Errorf("simai.gpus_per_server: %d GPUs do not fill servers of %d", cfg.GPUs, p.GPUsPerServer)
+		}
+		tr.nicPerGPU = true
 	case Collective:
 		p := w.Collective
 		cfg.GPUs = hosts
@@ -121,8 +131,8 @@ func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
 		}
 		tr.op, tr.bytes = p.Op, int64(p.Bytes)
 	}
-	if need := (cfg.GPUs + cfg.GPUsPerHost - 1) / cfg.GPUsPerHost; need > hosts {
-		return nil, fmt.Errorf("%d GPUs at %d per host need %d hosts; the topology has %d", cfg.GPUs, cfg.GPUsPerHost, need, hosts)
+	if !tr.nicPerGPU && cfg.GPUs > hosts {
+		return nil, fmt.Errorf("%d GPUs need %d hosts; the topology has %d", cfg.GPUs, cfg.GPUs, hosts)
 	}
 	tr.ranks = cfg.GPUs
 	if tr.run, err = simai.NewRun(wl, cfg); err != nil {
@@ -151,11 +161,15 @@ func (tr *trainer) apply(actions []simai.Action) {
 
 func (tr *trainer) post(now engine.Time, t simai.Transfer) {
 	s := tr.sim
-	if t.Bytes <= 0 || t.Src == t.Dst {
+	src, dst := t.Src, t.Dst
+	if tr.nicPerGPU {
+		src, dst = t.SrcGPU, t.DstGPU // each GPU sends through its own NIC
+	}
+	if t.Bytes <= 0 || src == dst {
 		tr.apply(tr.run.Done(now, t.ID)) // nothing crosses the network
 		return
 	}
-	m := s.Cluster.NewMessage(t.Src, t.Dst, t.Bytes)
+	m := s.Cluster.NewMessage(src, dst, t.Bytes)
 	m.Generator, m.Tag, m.User = "simai", t.Tag, transferRef{tr, t.ID}
 	s.Messages = append(s.Messages, m)
 	s.Cluster.Post(m)

@@ -130,3 +130,42 @@ func TestTrainingIteration(t *testing.T) {
 	}
 	t.Logf("%s", res.Sim.trainingSummary())
 }
+
+// With 8 GPUs per server (the default) and TP 8, tensor-parallel traffic
+// stays on NVLink: no TP flow crosses the network, and each data-parallel
+// flow leaves through its own GPU's NIC. With gpus_per_server 1 the same
+// TP collectives become network flows.
+func TestNVLinkKeepsTPOffTheNetwork(t *testing.T) {
+	flows := func(perServer string) (tp, dp int) {
+		s, err := Load("default", []string{"topology.kind=star", "topology.hosts=16", "workload.kind=simai",
+			"workload.simai.model=gpt3-13b", "workload.simai.tp=8", "workload.simai.comm_scale=0.0001",
+			"workload.simai.gpus_per_server=" + perServer, "duration=1us", "drain_limit=10s"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := sim.Run(Options{}); !res.Drained {
+			t.Fatal("training run did not finish")
+		}
+		for _, m := range sim.Messages {
+			switch {
+			case strings.Contains(m.Tag, "/tp"):
+				tp++
+			case strings.Contains(m.Tag, "/dp"):
+				dp++
+				if m.Src/8 == m.Dst/8 {
+					t.Errorf("DP flow %s between GPUs %d and %d of one server crossed the network", m.Tag, m.Src, m.Dst)
+				}
+			}
+		}
+		return tp, dp
+	}
+	tp8, dp8 := flows("8")
+	tp1, _ := flows("1")
+	if tp8 != 0 || dp8 == 0 || tp1 == 0 {
+		t.Fatalf("8 per server: %d TP and %d DP network flows; 1 per server: %d TP flows; want 0, > 0, > 0", tp8, dp8, tp1)
+	}
+}

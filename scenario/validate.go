@@ -346,7 +346,7 @@ func (c *SimAIParams) validate(p string) *FieldError {
 	}
 	if fe := firstErr(
 		between(p+"gpus", c.GPUs, 0, maxHosts),
-		between(p+"gpus_per_host", c.GPUsPerHost, 1, 1024),
+		between(p+"gpus_per_server", c.GPUsPerServer, 1, 1024),
 		positiveRate(p+"nvlink", c.NVLink),
 		between(p+"iterations", c.Iterations, 1, 1<<20),
 		nonNegativeTime(p+"send_latency", c.SendLatency, false),
