@@ -166,3 +166,68 @@ func itoa(n int) string {
 	}
 	return "n"
 }
+
+// The queue agrees with a reference (a slice sorted by time, then by
+// scheduling order) under any mix of pushes, pops and replace-tops. Times
+// are the last popped time plus an offset drawn from one of three scales:
+// picoseconds (ties everywhere, within one bucket), nanoseconds to
+// microseconds (across the wheel) and milliseconds (the overflow heap).
+func TestQueueMatchesReference(t *testing.T) {
+	type ref struct {
+		at  Time
+		seq uint64
+	}
+	for seed := uint64(1); seed <= 60; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var q Queue
+		var want []ref
+		var seq uint64
+		var last Time
+		popRef := func() ref {
+			best := 0
+			for j := range want {
+				if want[j].at < want[best].at || (want[j].at == want[best].at && want[j].seq < want[best].seq) {
+					best = j
+				}
+			}
+			r := want[best]
+			want = append(want[:best], want[best+1:]...)
+			return r
+		}
+		scales := []int{1 + rng.IntN(40), 1 + rng.IntN(10_000_000), 1 + rng.IntN(5_000_000_000)}
+		draw := func() Time {
+			return last + Time(rng.IntN(scales[rng.IntN(3)]))
+		}
+		for step := 0; step < 4000; step++ {
+			switch op := rng.IntN(3); {
+			case op == 0 || len(want) == 0:
+				seq++
+				at := draw()
+				q.Push(at, nop{}, 0)
+				want = append(want, ref{at, seq})
+			case op == 1:
+				if got := q.Peek(); got > want[0].at {
+					t.Fatalf("seed %d step %d: peek %v after %v", seed, step, got, want[0].at)
+				}
+				got, w := q.pop(), popRef()
+				if got.at != w.at || got.key>>8 != w.seq {
+					t.Fatalf("seed %d step %d: pop got (%v, %d), want (%v, %d)", seed, step, got.at, got.key>>8, w.at, w.seq)
+				}
+				last = got.at
+			default:
+				w := popRef()
+				if top := q.Peek(); top != w.at {
+					t.Fatalf("seed %d step %d: top at %v, want %v", seed, step, top, w.at)
+				}
+				last = w.at
+				seq++
+				at := draw()
+				q.replaceTop(at, nop{}, 0)
+				want = append(want, ref{at, seq})
+			}
+			if q.Len() != len(want) {
+				t.Fatalf("seed %d step %d: %d pending, want %d", seed, step, q.Len(), len(want))
+			}
+		}
+	}
+}

@@ -206,6 +206,16 @@ func (r Rate) TxTime(n int64) Time {
 	return Time(q)
 }
 
+// PsPerByte is the time one byte takes at rate r when that is a whole
+// number of picoseconds (8*10^12 divisible by r: 80 ps at 100 Gbps), so
+// that a hot path can multiply instead of divide; 0 otherwise.
+func (r Rate) PsPerByte() Time {
+	if r <= 0 || (8*uint64(Second))%uint64(r) != 0 {
+		return 0
+	}
+	return Time(8 * uint64(Second) / uint64(r))
+}
+
 // BytesIn is the number of whole bytes rate r sends in d.
 func (r Rate) BytesIn(d Time) int64 {
 	hi, lo := bits.Mul64(uint64(d), uint64(r))

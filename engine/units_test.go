@@ -152,3 +152,18 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+// PsPerByte is exact where it is not zero: n bytes take n*PsPerByte = TxTime(n).
+func TestPsPerByte(t *testing.T) {
+	for _, r := range []Rate{25 * Gbps, 40 * Gbps, 100 * Gbps, 400 * Gbps, 1 * Tbps, 3 * Gbps, 7, 8 * Tbps, 9 * Tbps} {
+		pb := r.PsPerByte()
+		for _, n := range []int64{1, 64, 1048, 9216} {
+			if pb != 0 && Time(n)*pb != r.TxTime(n) {
+				t.Fatalf("%v: %d B: PsPerByte %v * n != TxTime %v", r, n, pb, r.TxTime(n))
+			}
+		}
+		if exact := (8*uint64(Second))%uint64(r) == 0; exact != (pb != 0) {
+			t.Fatalf("%v: PsPerByte %v, exact %v", r, pb, exact)
+		}
+	}
+}

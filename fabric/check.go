@@ -18,11 +18,11 @@ func (n *Network) allPorts(f func(pt *Port)) {
 // wires (host NICs' own queues are not included).
 func (n *Network) InTransit() (packets, payload int64) {
 	n.allPorts(func(pt *Port) {
-		for c := range pt.q {
-			for p := pt.q[c].head; p != nil; p = p.next {
+		for c := range pt.cls {
+			pt.cls[c].q.each(func(p *Packet) {
 				packets++
 				payload += int64(p.Payload)
-			}
+			})
 		}
 		pt.wire.each(func(p *Packet) {
 			packets++
@@ -42,13 +42,11 @@ func (n *Network) Check() error {
 		var queued int64
 		for _, pt := range sw.Ports {
 			var total int64
-			for c := range pt.q {
+			for c := range pt.cls {
 				var b int64
-				for p := pt.q[c].head; p != nil; p = p.next {
-					b += int64(p.Size)
-				}
-				if b != pt.qBytes[c] {
-					return fmt.Errorf("fabric: %s port %d class %d: counted %d B, holds %d B", sw.Name, pt.Index, c, pt.qBytes[c], b)
+				pt.cls[c].q.each(func(p *Packet) { b += int64(p.Size) })
+				if b != pt.cls[c].bytes {
+					return fmt.Errorf("fabric: %s port %d class %d: counted %d B, holds %d B", sw.Name, pt.Index, c, pt.cls[c].bytes, b)
 				}
 				if c != 0 {
 					queued += b

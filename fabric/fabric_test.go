@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/dcsim/dcsim/engine"
 )
@@ -247,6 +248,52 @@ func FuzzReadTopologyFile(f *testing.F) {
 		}
 		if _, err := Build(engine.NewSim(1), topo, DefaultConfig()); err != nil && !strings.Contains(err.Error(), "unreachable") {
 			t.Fatalf("accepted topology fails Build: %v", err)
+		}
+	})
+}
+
+// A packet is one cache line, and the pool hands them out line-aligned: a
+// switch hop then costs at most one cache miss on the packet.
+func TestPacketIsOneCacheLine(t *testing.T) {
+	if got := unsafe.Sizeof(Packet{}); got != 64 {
+		t.Fatalf("sizeof(Packet) = %d, want 64", got)
+	}
+	if off := unsafe.Offsetof(Packet{}.inPort); off >= 32 {
+		t.Fatalf("inPort at offset %d, want it in the first 32 bytes with the other per-hop fields", off)
+	}
+	var pl Pool
+	for i := 0; i < 3*slabPackets; i++ {
+		if a := uintptr(unsafe.Pointer(pl.Get())); a%64 != 0 {
+			t.Fatalf("packet %d at %#x, not 64-byte aligned", i, a)
+		}
+	}
+}
+
+// The port's hot fields fill its first three cache lines and each class
+// has a line of its own (see the Port doc); ports are allocated in a size
+// class that is a multiple of 64 bytes, so those lines are real lines.
+func TestPortLayout(t *testing.T) {
+	var pt Port
+	if off := unsafe.Offsetof(pt.cls); off != 192 {
+		t.Fatalf("classes start at offset %d, want 192 (three hot lines)", off)
+	}
+	if sz := unsafe.Sizeof(classQ{}); sz != 64 {
+		t.Fatalf("sizeof(classQ) = %d, want 64", sz)
+	}
+	if sz := unsafe.Sizeof(pt); sz%64 != 0 {
+		t.Fatalf("sizeof(Port) = %d, not a multiple of 64", sz)
+	}
+	topo, err := Star(3, 100*engine.Gbps, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(engine.NewSim(1), topo, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.allPorts(func(pt *Port) {
+		if a := uintptr(unsafe.Pointer(pt)); a%64 != 0 {
+			t.Fatalf("port at %#x is not 64-byte aligned", a)
 		}
 	})
 }

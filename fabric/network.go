@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/dcsim/dcsim/engine"
 )
@@ -117,11 +118,20 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	n.attach = make([]int32, t.Hosts)
 	n.hostPort = make([]int32, t.Hosts)
 	nicRate := engine.Rate(0)
+	// All ports in one allocation of at least 32 KiB: Go page-aligns such
+	// large objects (smaller ones holding pointers start 8 bytes into
+	// their slot), so every port, a multiple of 64 bytes, starts a line.
+	ports := make([]Port, max(2*len(t.Links), 32<<10/int(unsafe.Sizeof(Port{}))+1))
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
-		pt := &Port{net: n, sim: sim, Rate: rate, Delay: delay, strict: n.cfg.Strict, weights: n.cfg.Weights}
+		pt := &ports[0]
+		ports = ports[1:]
+		*pt = Port{net: n, sim: sim, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: n.cfg.Strict}
+		for c := range pt.cls {
+			pt.cls[c].weight = n.cfg.Weights[c]
+		}
 		if owner >= t.Hosts {
 			sw := n.Switches[owner-t.Hosts]
-			pt.sw, pt.Owner, pt.Index = sw, sw, len(sw.Ports)
+			pt.sw, pt.Owner, pt.Index, pt.idx = sw, sw, len(sw.Ports), int32(len(sw.Ports))
 			sw.Ports = append(sw.Ports, pt)
 			for c := 1; c < NumClasses; c++ {
 				th := ECNThresholds{Off: !cfg.ECN, Kmin: cfg.ECNKmin, Kmax: cfg.ECNKmax, Pmax: cfg.ECNPmax}
@@ -129,7 +139,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 					th = *o
 				}
 				if !th.Off {
-					pt.ecn[c] = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
+					pt.cls[c].ecn = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
 						Pmax: th.Pmax, rand: ecnRand.Float64}
 				}
 			}
@@ -180,7 +190,7 @@ func (n *Network) Config() Config { return n.cfg }
 func (n *Network) Attach(h int, node Node, src Source) *Port {
 	pt := n.HostPorts[h]
 	pt.Owner = node
-	pt.Index = 0
+	pt.Index, pt.idx = 0, 0
 	pt.source = src
 	return pt
 }

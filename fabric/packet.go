@@ -30,6 +30,9 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
+// MaxFrameBytes is the largest frame a Packet can describe (Size is 16-bit).
+const MaxFrameBytes = 1<<16 - 1
+
 // NumClasses is the number of priority classes per port. Class 0 is the
 // control class; data uses 1..7. A lower number is a higher priority where
 // strict priority applies.
@@ -38,9 +41,13 @@ const NumClasses = 8
 // Packet is one frame on the wire. Packets are pooled: whoever removes a
 // packet from the network (the receiving NIC, a drop) returns it to the
 // Pool, and must not keep a pointer to it afterwards.
+//
+// A packet is exactly one 64-byte cache line, and the pool allocates them
+// in line-aligned slabs: a switch hop (routing, admission, queueing, ECN)
+// reads and writes only the first 32 bytes, and every hop costs at most one
+// cache miss on the packet. TestPacketIsOneCacheLine pins the size. Sizes
+// and payloads are 16-bit (frames up to 64 KiB); QP ids are 32-bit.
 type Packet struct {
-	next *Packet // intrusive FIFO link; a packet is in at most one FIFO
-
 	Kind  Kind
 	Class uint8 // priority class 0..7
 	ECT   bool  // ECN-capable transport
@@ -48,23 +55,22 @@ type Packet struct {
 	CNP   bool  // on an ACK: congestion echo (REFERENCE 4.5 ack_flag mode)
 	Last  bool  // on data: last packet of its message
 	Pause bool  // on PFC: true = PAUSE, false = RESUME
+	ectx  uint8 // ingress class at the current switch
 
 	Src, Dst     int32  // host indices
 	SPort, DPort uint16 // UDP ports (ECMP entropy)
-	Size         int32  // bytes on the wire
-	Payload      int32  // data bytes carried (0 for control)
-	QP           int64  // sender QP id
+	Size         uint16 // bytes on the wire
+	Payload      uint16 // data bytes carried (0 for control)
+	inPort       uint16 // ingress port index at the current switch (buffer accounting)
+	QP           int32  // sender QP id
 	Seq          int64  // data: byte offset of the first payload byte; ACK/NACK: cumulative
 	Arg          int64  // kind-specific argument (PFC class, grant bytes, ...)
 	SentAt       engine.Time
 	// INT is the telemetry stack, present only on packets of runs whose
 	// congestion control asked for INT; it is owned by the packet and
-	// returned to the pool with it. Keeping it out of line keeps the hot
-	// packet struct within two cache lines.
+	// returned to the pool with it. Keeping it out of line keeps the
+	// packet within one cache line.
 	INT *INTStack
-
-	inPort int32 // ingress port index at the current switch (buffer accounting)
-	ectx   uint8 // ingress class at the current switch
 }
 
 // INTStack holds a packet's INT hop records.
@@ -98,23 +104,35 @@ func (p *Packet) Hops() []INTHop {
 }
 
 // Pool is a free list of packets. It belongs to one simulation; it is not
-// safe for concurrent use.
+// safe for concurrent use. Packets come from slabs of slabPackets, so they
+// are cache-line aligned and the free stack is reused last-in first-out
+// (the most recently freed, cache-warm packet goes out first).
 type Pool struct {
-	free      *Packet
+	free      []*Packet
+	slab      []Packet
 	freeINT   *INTStack
 	allocated int64 // packets ever created
 	live      int64 // packets handed out and not returned
 }
 
+// slabPackets makes a slab 64 KiB: a large object, which Go page-aligns and
+// gives no allocation header (smaller ones holding pointers start 8 bytes in).
+const slabPackets = 1024
+
 // Get returns a zeroed packet.
 func (pl *Pool) Get() *Packet {
-	p := pl.free
-	if p == nil {
-		pl.allocated++
-		p = new(Packet)
-	} else {
-		pl.free = p.next
+	var p *Packet
+	if n := len(pl.free); n > 0 {
+		p = pl.free[n-1]
+		pl.free = pl.free[:n-1]
 		*p = Packet{}
+	} else {
+		if len(pl.slab) == 0 {
+			pl.slab = make([]Packet, slabPackets)
+		}
+		p = &pl.slab[0]
+		pl.slab = pl.slab[1:]
+		pl.allocated++
 	}
 	pl.live++
 	return p
@@ -138,9 +156,8 @@ func (pl *Pool) Put(p *Packet) {
 		pl.freeINT = s
 		p.INT = nil
 	}
-	p.next = pl.free
 	p.Kind = numKinds // poison: a use after Put shows up as an unknown kind
-	pl.free = p
+	pl.free = append(pl.free, p)
 	pl.live--
 }
 
@@ -150,35 +167,54 @@ func (pl *Pool) Live() int64 { return pl.live }
 // Allocated is the number of packet structs ever created: the peak of Live.
 func (pl *Pool) Allocated() int64 { return pl.allocated }
 
-// fifo is an intrusive FIFO of packets.
+// fifo is a FIFO of packets in a ring that grows to its peak length and
+// then allocates nothing. A ring (not a list threaded through the packets)
+// means pushing never touches the tail packet's memory and popping touches
+// only the packet returned.
 type fifo struct {
-	head, tail *Packet
-	n          int
+	buf     []*Packet
+	head, n int32
 }
 
 func (f *fifo) push(p *Packet) {
-	p.next = nil
-	if f.tail == nil {
-		f.head = p
-	} else {
-		f.tail.next = p
+	if int(f.n) == len(f.buf) {
+		f.grow()
 	}
-	f.tail = p
+	f.buf[int(f.head+f.n)&(len(f.buf)-1)] = p
 	f.n++
 }
 
+func (f *fifo) grow() {
+	nb := make([]*Packet, max(8, 2*len(f.buf)))
+	for i := 0; i < int(f.n); i++ {
+		nb[i] = f.buf[(int(f.head)+i)&(len(f.buf)-1)]
+	}
+	f.buf, f.head = nb, 0
+}
+
 func (f *fifo) pop() *Packet {
-	p := f.head
-	if p == nil {
+	if f.n == 0 {
 		return nil
 	}
-	f.head = p.next
-	if f.head == nil {
-		f.tail = nil
-	}
-	p.next = nil
+	p := f.buf[f.head]
+	f.buf[f.head] = nil
+	f.head = (f.head + 1) & int32(len(f.buf)-1)
 	f.n--
 	return p
+}
+
+func (f *fifo) peek() *Packet {
+	if f.n == 0 {
+		return nil
+	}
+	return f.buf[f.head]
+}
+
+// each visits the packets, head first.
+func (f *fifo) each(fn func(p *Packet)) {
+	for i := 0; i < int(f.n); i++ {
+		fn(f.buf[(int(f.head)+i)&(len(f.buf)-1)])
+	}
 }
 
 // FIFO is an exported intrusive packet queue for NICs and other endpoints.
@@ -191,7 +227,7 @@ func (q *FIFO) Push(p *Packet) { q.f.push(p) }
 func (q *FIFO) Pop() *Packet { return q.f.pop() }
 
 // Head returns the head without removing it.
-func (q *FIFO) Head() *Packet { return q.f.head }
+func (q *FIFO) Head() *Packet { return q.f.peek() }
 
 // Len is the number of packets queued.
-func (q *FIFO) Len() int { return q.f.n }
+func (q *FIFO) Len() int { return int(q.f.n) }

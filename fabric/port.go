@@ -35,50 +35,61 @@ const (
 // ports), and the wire towards Peer. Packets on the wire wait in the port's
 // own FIFO, so only the next delivery sits in the global event queue.
 //
-// Field order is deliberate: what every delivery and transmission touches
-// comes first, within the first two cache lines.
+// Field order is deliberate (TestPortLayout pins it): what every delivery
+// and transmission touches fills the first three cache lines, and each
+// class's queue, byte count, ECN profile and weight share one line of their
+// own, so a hop touches four lines of a port, not ten.
 type Port struct {
-	// Hot: delivery, transmission, the queue summary.
+	// Hot: delivery, transmission, the queue summary (3 cache lines).
 	wire      wire
 	busyUntil engine.Time
 	sim       *engine.Sim
 	net       *Network
 	Peer      *Port
+	Owner     Node
 	Observer  Observer
 	source    Source
-	sw        *Switch // owning switch, nil for host ports
-	Rate      engine.Rate
+	sw        *Switch     // owning switch, nil for host ports
+	psPerByte engine.Time // Rate's exact time per byte, or 0 (then TxTime divides)
 	Delay     engine.Time // propagation delay of the wire to Peer
 	qTotal    int64
 	TxBytes   int64 // counter: bytes transmitted
 	TxPackets int64 // counter: packets transmitted
+	credit    int32
+	idx       int32 // Index, on the hot lines
 	txPending bool
 	nonEmpty  uint8 // bit c: q[c] has packets
 	paused    uint8 // bit c: egress class c paused by the peer (PFC)
 	strict    uint8 // bit c: class c is served by strict priority
 	stampIN   bool
 	rrClass   uint8
-	credit    int32
 
-	q       [NumClasses]fifo
-	qBytes  [NumClasses]int64
-	ecn     [NumClasses]*ECN // per class; nil = no marking
-	weights [NumClasses]int32
+	// One cache line per class.
+	cls [NumClasses]classQ
 
-	Owner Node
+	Rate  engine.Rate
 	Index int // position in the owner's port list
-
-	pausedSince [NumClasses]engine.Time
 
 	// Counters (read them, do not write).
 	PausedTime  [NumClasses]engine.Time // time each egress class spent paused
 	PauseRx     int64                   // PAUSE frames received
 	MarkedPkts  int64                   // CE marks applied at this egress
 	queuedPeakB int64
+	_           [24]byte // to a multiple of 64 bytes
+}
+
+// classQ is one egress class of a port: exactly one cache line.
+type classQ struct {
+	q           fifo
+	bytes       int64
+	ecn         *ECN // nil = no marking
+	pausedSince engine.Time
+	weight      int32
+	_           [4]byte
 }
 
 // QueueBytes is the number of bytes queued in class c.
-func (pt *Port) QueueBytes(c int) int64 { return pt.qBytes[c] }
+func (pt *Port) QueueBytes(c int) int64 { return pt.cls[c].bytes }
 
 // QueuedBytes is the number of bytes queued in all classes.
 func (pt *Port) QueuedBytes() int64 { return pt.qTotal }
@@ -149,7 +160,12 @@ func (pt *Port) transmit(now engine.Time) {
 	if p.Class != 0 && pt.paused&(1<<p.Class) != 0 {
 		panic("fabric: transmitting a packet of a paused class")
 	}
-	end := now + pt.Rate.TxTime(int64(p.Size))
+	var end engine.Time
+	if pt.psPerByte > 0 {
+		end = now + engine.Time(p.Size)*pt.psPerByte
+	} else {
+		end = now + pt.Rate.TxTime(int64(p.Size))
+	}
 	pt.busyUntil = end
 	pt.TxBytes += int64(p.Size)
 	pt.TxPackets++
@@ -174,8 +190,9 @@ func (pt *Port) transmit(now engine.Time) {
 // enqueue appends p to its class queue and starts the transmitter if idle.
 func (pt *Port) enqueue(now engine.Time, p *Packet) {
 	c := p.Class
-	pt.q[c].push(p)
-	pt.qBytes[c] += int64(p.Size)
+	cq := &pt.cls[c]
+	cq.q.push(p)
+	cq.bytes += int64(p.Size)
 	pt.qTotal += int64(p.Size)
 	if pt.qTotal > pt.queuedPeakB {
 		pt.queuedPeakB = pt.qTotal
@@ -205,21 +222,22 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 			rot := bits.RotateLeft8(avail, -(c + 1))
 			c = (c + 1 + bits.TrailingZeros8(rot)) % NumClasses
 			pt.rrClass = uint8(c)
-			pt.credit = pt.weights[c]
+			pt.credit = pt.cls[c].weight
 		}
 		pt.credit--
 	}
-	p := pt.q[c].pop()
-	pt.qBytes[c] -= int64(p.Size)
+	cq := &pt.cls[c]
+	p := cq.q.pop()
+	cq.bytes -= int64(p.Size)
 	pt.qTotal -= int64(p.Size)
-	if pt.q[c].head == nil {
+	if cq.q.n == 0 {
 		pt.nonEmpty &^= 1 << c
 	}
 	if pt.sw != nil {
 		pt.sw.departed(now, p)
 	}
 	if p.Kind == Data {
-		if e := pt.ecn[c]; p.ECT && e != nil && e.mark(pt.qBytes[c]) {
+		if e := cq.ecn; p.ECT && e != nil && e.mark(cq.bytes) {
 			p.CE = true
 			pt.MarkedPkts++
 			if pt.Observer != nil {
@@ -250,7 +268,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 		pt.PauseRx++
 		if pt.paused&bit == 0 {
 			pt.paused |= bit
-			pt.pausedSince[c] = now
+			pt.cls[c].pausedSince = now
 			if pt.Observer != nil {
 				pt.Observer.Pause(now, pt, c, true)
 			}
@@ -259,7 +277,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 	}
 	if pt.paused&bit != 0 {
 		pt.paused &^= bit
-		pt.PausedTime[c] += now - pt.pausedSince[c]
+		pt.PausedTime[c] += now - pt.cls[c].pausedSince
 		if pt.Observer != nil {
 			pt.Observer.Pause(now, pt, c, false)
 		}
@@ -271,7 +289,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 func (pt *Port) PausedFor(now engine.Time, c int) engine.Time {
 	t := pt.PausedTime[c]
 	if pt.paused&(1<<c) != 0 {
-		t += now - pt.pausedSince[c]
+		t += now - pt.cls[c].pausedSince
 	}
 	return t
 }

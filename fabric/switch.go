@@ -54,9 +54,9 @@ func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
 		s.net.Pool.Put(p)
 		return
 	}
-	out := s.Ports[s.router.Route(s, p, in.Index)]
+	out := s.Ports[s.router.Route(s, p, int(in.idx))]
 	if p.Class != 0 {
-		if !s.admit(now, p, in.Index, out) {
+		if !s.admit(now, p, int(in.idx), out) {
 			return
 		}
 	}
@@ -79,7 +79,7 @@ func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 	m := &s.mmu
 	size := int64(p.Size)
 	c := p.Class
-	p.inPort = int32(in)
+	p.inPort = uint16(in)
 	p.ectx = c
 	if !s.net.cfg.PFC {
 		// Dynamic threshold (Choudhury-Hahne): one egress queue may hold at
@@ -89,7 +89,7 @@ func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 		if l := s.net.cfg.LossyQueueLimit; l > 0 {
 			limit = min(limit, l)
 		}
-		if m.used+size > m.buffer || out.qBytes[c]+size > limit {
+		if m.used+size > m.buffer || out.cls[c].bytes+size > limit {
 			s.drop(now, p, out)
 			return false
 		}

@@ -8,10 +8,9 @@ import "github.com/dcsim/dcsim/engine"
 // next packet's memory. The ring grows to the link's peak occupancy and then
 // allocates nothing.
 type wire struct {
-	buf     []wireSlot
-	head, n int
-	bytes   int64
-	mask    int
+	buf           []wireSlot
+	bytes         int64
+	head, n, mask int32
 }
 
 type wireSlot struct {
@@ -20,7 +19,7 @@ type wireSlot struct {
 }
 
 func (w *wire) push(at engine.Time, p *Packet) {
-	if w.n == len(w.buf) {
+	if int(w.n) == len(w.buf) {
 		w.grow()
 	}
 	w.buf[(w.head+w.n)&w.mask] = wireSlot{at, p}
@@ -31,10 +30,10 @@ func (w *wire) push(at engine.Time, p *Packet) {
 func (w *wire) grow() {
 	size := max(16, 2*len(w.buf))
 	nb := make([]wireSlot, size)
-	for i := 0; i < w.n; i++ {
+	for i := int32(0); i < w.n; i++ {
 		nb[i] = w.buf[(w.head+i)&w.mask]
 	}
-	w.buf, w.head, w.mask = nb, 0, size-1
+	w.buf, w.head, w.mask = nb, 0, int32(size-1)
 }
 
 // pop removes the head; the caller knows the wire is not empty.
@@ -53,7 +52,7 @@ func (w *wire) next() engine.Time { return w.buf[w.head].at }
 
 // each visits the packets in flight, oldest first.
 func (w *wire) each(f func(p *Packet)) {
-	for i := 0; i < w.n; i++ {
+	for i := int32(0); i < w.n; i++ {
 		f(w.buf[(w.head+i)&w.mask].p)
 	}
 }

@@ -85,6 +85,9 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 	if cfg.MTU <= 0 {
 		return nil, fmt.Errorf("nic: mtu must be positive")
 	}
+	if w := cfg.Headers.DataWire(cfg.MTU, cfg.CC.HeaderBytes); w > fabric.MaxFrameBytes-1024 {
+		return nil, fmt.Errorf("nic: mtu %d makes %d-byte frames; at most %d fit", cfg.MTU, w, fabric.MaxFrameBytes-1024)
+	}
 	if cfg.AckInterval <= 0 {
 		return nil, fmt.Errorf("nic: ack interval must be positive")
 	}
@@ -428,9 +431,9 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	p.ECT = true
 	p.Src, p.Dst = qp.Src, qp.Dst
 	p.SPort, p.DPort = qp.SPort, 100
-	p.Payload = int32(n)
-	p.Size = int32(cfg.Headers.DataWire(n, cfg.CC.HeaderBytes))
-	p.QP = qp.ID
+	p.Payload = uint16(n)
+	p.Size = uint16(cfg.Headers.DataWire(n, cfg.CC.HeaderBytes))
+	p.QP = int32(qp.ID)
 	p.Seq = seq
 	p.Last = seq+n == m.end
 	p.SentAt = now
@@ -477,7 +480,7 @@ func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
 	case fabric.Ack, fabric.Nack:
 		h.receiveAck(now, p)
 	case fabric.CNP:
-		if qp := h.qps[p.QP]; qp != nil {
+		if qp := h.qps[int64(p.QP)]; qp != nil {
 			c.Counters.CNPs++
 			qp.cc.OnCNP(now)
 			qp.applyCC(now)
@@ -495,10 +498,10 @@ func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
 func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	c := h.c
 	c.Counters.PayloadArrived += int64(p.Payload)
-	rx := h.rx[p.QP]
+	rx := h.rx[int64(p.QP)]
 	if rx == nil {
 		rx = &rxQP{}
-		h.rx[p.QP] = rx
+		h.rx[int64(p.QP)] = rx
 	}
 	h.sched.Received(now, p)
 	before := rx.r.Expected
@@ -517,7 +520,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	if p.CE && c.Cfg.CNP == CNPPacket && (!rx.cnpSent || now >= rx.lastCNP+c.Cfg.CNPInterval) {
 		rx.cnpSent, rx.lastCNP = true, now
 		cnp := h.newReply(p, fabric.CNP)
-		cnp.Size = int32(c.Cfg.Headers.CNPBytes())
+		cnp.Size = uint16(c.Cfg.Headers.CNPBytes())
 		cnp.Class = 0
 		h.sendControl(now, cnp)
 	}
@@ -529,14 +532,14 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 		a := h.newReply(p, kind)
 		a.Seq = seq
 		a.CNP = echo && c.Cfg.CNP == CNPOnAck
-		a.Size = int32(c.Cfg.Headers.AckWire(c.Cfg.CC.HeaderBytes))
+		a.Size = uint16(c.Cfg.Headers.AckWire(c.Cfg.CC.HeaderBytes))
 		a.SentAt = p.SentAt
 		a.INT, p.INT = p.INT, nil // the ACK echoes the data packet's INT stack
 		h.sendControl(now, a)
 	}
 	// A per-flow QP's receive state ends with its message.
 	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+int64(p.Payload) {
-		delete(h.rx, p.QP)
+		delete(h.rx, int64(p.QP))
 	}
 }
 
@@ -564,7 +567,7 @@ func (h *Host) sendControl(now engine.Time, p *fabric.Packet) {
 // NewControl returns a pooled control packet of the given kind from this
 // host to dst, class and size set, for a scheduler to fill (Arg, QP, Seq)
 // and hand to SendControl.
-func (h *Host) NewControl(dst int, kind fabric.Kind, class uint8, size int32) *fabric.Packet {
+func (h *Host) NewControl(dst int, kind fabric.Kind, class uint8, size uint16) *fabric.Packet {
 	p := h.c.Net.Pool.Get()
 	p.Kind = kind
 	p.Src, p.Dst = int32(h.ID), int32(dst)
@@ -585,7 +588,7 @@ func (h *Host) SendControl(p *fabric.Packet) {
 
 func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	c := h.c
-	qp := h.qps[p.QP]
+	qp := h.qps[int64(p.QP)]
 	if qp == nil {
 		c.Counters.DroppedStaleAck++
 		return

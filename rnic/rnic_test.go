@@ -126,7 +126,7 @@ func (o *rrObserver) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
 	if p.Kind != fabric.Data {
 		return
 	}
-	o.sent[p.QP] += int64(p.Payload)
+	o.sent[int64(p.QP)] += int64(p.Payload)
 	if len(o.sent) < o.active {
 		return
 	}

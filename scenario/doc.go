@@ -112,7 +112,7 @@
 //
 // nic: every host RNIC and its RoCEv2 transport (REFERENCE.md 4, 6).
 //
-//	mtu               1000   payload bytes per full data packet (1-65536);
+//	mtu               1000   payload bytes per full data packet (1-9216);
 //	                         headers come on top
 //	qp_mapping        per-flow per-flow (a QP per message), per-pair (one
 //	                         QP per ordered host pair) or pool:K (K QPs per

@@ -311,7 +311,7 @@ type lastTx struct {
 
 func (o *lastTx) Transmit(now engine.Time, pt *fabric.Port, p *fabric.Packet) {
 	if p.Kind == fabric.Data {
-		o.end[p.QP] = now + pt.Rate.TxTime(int64(p.Size))
+		o.end[int64(p.QP)] = now + pt.Rate.TxTime(int64(p.Size))
 	}
 }
 

@@ -88,7 +88,7 @@ func TestParseErrors(t *testing.T) {
 		{"wrr weight zero", "switch:\n  wrr_weights: [1, 1, 1, 0, 1, 1, 1, 1]\n", nil,
 			"scenario.yaml:2: switch.wrr_weights[3]: must be at least 1, got 0"},
 		{"mtu 0", "nic:\n  mtu: 0\n", nil,
-			"scenario.yaml:2: nic.mtu: must be in [1, 65536], got 0"},
+			"scenario.yaml:2: nic.mtu: must be in [1, 9216], got 0"},
 		{"pool:0", "nic:\n  qp_mapping: pool:0\n", nil,
 			`scenario.yaml:2: nic.qp_mapping: "pool:0": the pool size must be at least 1`},
 		{"bad qp mapping", "nic:\n  qp_mapping: per-host\n", nil,
@@ -172,7 +172,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestBuiltinErrorFile(t *testing.T) {
 	_, err := Load("default", []string{"nic.mtu=0"})
-	if got, want := err.Error(), "--set nic.mtu=0: nic.mtu: must be in [1, 65536], got 0"; got != want {
+	if got, want := err.Error(), "--set nic.mtu=0: nic.mtu: must be in [1, 9216], got 0"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A validation error on a field the built-in text sets names the

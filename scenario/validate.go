@@ -15,8 +15,8 @@ import (
 // Limits that keep a scenario buildable; each is far beyond what a
 // packet-level run can simulate.
 const (
-	maxMTU      = 65536 // bytes of payload per packet
-	maxFatTreeK = 160   // k^3/4 = 1,024,000 hosts
+	maxMTU      = 9216 // bytes of payload per packet: jumbo frames (RoCE itself stops at 4096)
+	maxFatTreeK = 160  // k^3/4 = 1,024,000 hosts
 )
 
 // Validate checks every field and returns the first problem, in schema

@@ -26,8 +26,8 @@ func newClassLog() *classLog {
 
 func (l *classLog) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
 	if p.Kind == fabric.Data {
-		l.class[[2]int64{p.QP, p.Seq}] = p.Class
-		l.sent[p.QP] += int64(p.Payload)
+		l.class[[2]int64{int64(p.QP), p.Seq}] = p.Class
+		l.sent[int64(p.QP)] += int64(p.Payload)
 	}
 }
 

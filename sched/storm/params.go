@@ -170,10 +170,10 @@ func (p Params) Validate() error {
 		return bad("within_class_order", "must be %q or %q, got %q", OrderUrgency, OrderRR, p.WithinClassOrder)
 	case !oneOf(p.Guard, GuardStall, GuardInherit, GuardOff):
 		return bad("guard", "must be %q, %q or %q, got %q", GuardStall, GuardInherit, GuardOff, p.Guard)
-	case p.StormHeaderBytes < 0 || p.StormHeaderBytes > 1<<16:
-		return bad("storm_header_bytes", "must be 0..65536, got %d", p.StormHeaderBytes)
-	case p.GrantBytes < 1 || p.GrantBytes > 1<<16:
-		return bad("grant_bytes", "must be 1..65536, got %d", p.GrantBytes)
+	case p.StormHeaderBytes < 0 || p.StormHeaderBytes > 1024:
+		return bad("storm_header_bytes", "must be 0..1024, got %d", p.StormHeaderBytes)
+	case p.GrantBytes < 1 || p.GrantBytes > fabric.MaxFrameBytes:
+		return bad("grant_bytes", "must be 1..%d, got %d", fabric.MaxFrameBytes, p.GrantBytes)
 	case p.GrantClass < 0 || p.GrantClass >= fabric.NumClasses:
 		return bad("grant_class", "must be 0..%d, got %d", fabric.NumClasses-1, p.GrantClass)
 	case p.SWDecisionDelay < 0:

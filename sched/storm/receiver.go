@@ -87,7 +87,7 @@ func (x *receiver) data(now engine.Time, p *fabric.Packet) {
 	if a.remAfter != remUnknown {
 		end = hi + a.remAfter
 	}
-	k := rxKey{p.QP, a.ord}
+	k := rxKey{int64(p.QP), a.ord}
 	r := x.txns[k]
 	if r == nil {
 		if a.kind == kindSmall && !x.s.p.SmallInActiveSet || hi >= end {
@@ -237,8 +237,8 @@ func (x *receiver) send(now engine.Time, r *rxTxn, seq int64, revoke bool) {
 	if r.slot == slotBacklog {
 		class = s.pBacklog
 	}
-	g := s.h.NewControl(int(r.src), fabric.Grant, uint8(s.p.GrantClass), int32(s.p.GrantBytes))
-	g.QP = r.key.qp
+	g := s.h.NewControl(int(r.src), fabric.Grant, uint8(s.p.GrantClass), uint16(s.p.GrantBytes))
+	g.QP = int32(r.key.qp)
 	g.Seq = seq
 	g.Arg = grantArg{class: class, ord: r.key.ord, revoke: revoke}.encode()
 	g.SentAt = now

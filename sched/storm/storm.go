@@ -478,7 +478,7 @@ func (s *Scheduler) announce(q *qpState, p *fabric.Packet) {
 	}
 	p.Arg = a.encode()
 	if s.p.StormHeaderBytes > 0 && (!big || p.Seq < t.start+s.bdp) {
-		p.Size += int32(s.p.StormHeaderBytes)
+		p.Size += uint16(s.p.StormHeaderBytes)
 	}
 }
 
@@ -488,7 +488,7 @@ func (s *Scheduler) Control(now engine.Time, p *fabric.Packet) {
 		return
 	}
 	s.stats.GrantsReceived++
-	q := s.qps[p.QP]
+	q := s.qps[int64(p.QP)]
 	if q == nil {
 		s.stats.GrantsStale++
 		return
