@@ -16,37 +16,44 @@ func (a *event) before(b *event) bool {
 }
 
 // Queue orders events by (time, sequence). It is a timing wheel in front of
-// a heap: an event due within the wheel's horizon (wheelBuckets buckets of
+// a heap: an event due within the wheel's window (wheelBuckets buckets of
 // 2^bucketShift ps, about 4.2 us from the bucket being served) goes into
-// the bucket of its time, a list kept sorted; a later one goes into the
-// overflow heap and moves into the wheel when the wheel's window reaches
-// it.
+// the list of its time's bucket; a later one goes into the overflow heap
+// and moves into the wheel when the window reaches it.
 //
-// Packet events in a network are a few bytes' serialization or one
-// propagation delay (1 us) ahead, so nearly every event lands in the wheel:
-// scheduling appends to a bucket's list (events mostly arrive in time order
-// within a bucket) and firing takes the head of the current bucket, where a
-// heap sifts through log4(pending) levels of unpredictable comparisons.
+// A bucket's list is kept sorted, and in a network it nearly sorts itself:
+// a bucket spans 2 ns, so an event lands at or within a few nodes of its
+// list's end, and firing takes the list's head. Finding an event's place
+// may walk at most maxWalk nodes; an event that would need more is
+// appended anyway and its bucket marked unsorted, and when the wheel
+// reaches an unsorted bucket (or such an event lands in the bucket being
+// served) that bucket's events move into a small heap. So the common case
+// costs O(1) per event and any pattern of times costs at worst a heap's
+// log(events in one bucket) (BenchmarkQueue's uniform times).
+//
 // Timers far in the future (retransmission checks, CC timers, flow
-// arrivals) are few and sit in the heap. A bitmap of non-empty buckets lets
-// an idle wheel skip 64 buckets at a time.
-//
-// The lists are threaded through one pool of nodes, recycled last-in
-// first-out, so the wheel's memory is the pool (40 bytes per pending event)
-// plus 16 KiB of list heads: it stays in cache, and it allocates nothing
-// once the pool has grown to the peak number of pending events.
+// arrivals) are few and sit in the overflow heap. A bitmap of non-empty
+// buckets lets an idle wheel skip 64 buckets at a time. The lists are
+// threaded through one pool of nodes, recycled last-in first-out, so the
+// wheel's memory is the pool (40 bytes per pending event) plus 24 KiB of
+// list heads and flags: it stays in cache, and it allocates nothing once
+// the pool has grown to the peak number of pending events.
 // TestQueueMatchesReference checks the order against a sorted list under
-// random pushes and pops with many ties.
+// random pushes and pops at three time scales, with many ties.
 type Queue struct {
-	nodes   []node // nodes[0] is the nil link
-	free    int32  // first free node
-	first   [wheelBuckets]int32
-	last    [wheelBuckets]int32
-	bitmap  [wheelBuckets / 64]uint64
-	cur     int64 // absolute bucket number being served (at >> bucketShift)
-	inWheel int
-	far     heap
-	seq     uint64
+	nodes    []node // nodes[0] is the nil link
+	free     int32  // first free node
+	first    [wheelBuckets]int32
+	last     [wheelBuckets]int32
+	bitmap   [wheelBuckets / 64]uint64 // bucket i's list is not empty
+	unsorted [wheelBuckets / 64]uint64 // bucket i's list is out of order
+	cur      int64                     // absolute bucket number being served (at >> bucketShift)
+	inWheel  int                       // events in the lists
+	// now holds the current bucket's events when it is served as a heap;
+	// then the current bucket's list is empty.
+	now heap
+	far heap
+	seq uint64
 }
 
 type node struct {
@@ -61,7 +68,7 @@ const (
 )
 
 // Len is the number of pending events.
-func (q *Queue) Len() int { return q.inWheel + q.far.len() }
+func (q *Queue) Len() int { return q.inWheel + q.now.len() + q.far.len() }
 
 // Push adds an event. Events at the same time pop in push order.
 func (q *Queue) Push(at Time, h Handler, kind uint8) {
@@ -71,107 +78,205 @@ func (q *Queue) Push(at Time, h Handler, kind uint8) {
 
 func (q *Queue) insert(e event) {
 	b := int64(e.at >> bucketShift)
-	if b >= q.cur+wheelBuckets {
-		q.far.push(e)
+	if b > q.cur {
+		if b >= q.cur+wheelBuckets {
+			q.far.push(e)
+			return
+		}
+		// A future bucket: the fast path appends at the end of its list.
+		i := int(b & wheelMask)
+		t := q.last[i]
+		if t != 0 && e.before(&q.nodes[t].e) && q.unsorted[i>>6]&(1<<(i&63)) == 0 && q.insertSorted(i, e) {
+			return
+		}
+		n := q.free
+		if n != 0 {
+			q.free = q.nodes[n].next
+		} else {
+			n = q.grow()
+		}
+		nd := &q.nodes[n]
+		nd.e, nd.next = e, 0
+		if t == 0 {
+			q.first[i] = n
+			q.bitmap[i>>6] |= 1 << (i & 63)
+		} else {
+			q.nodes[t].next = n
+			if e.before(&q.nodes[t].e) {
+				q.unsorted[i>>6] |= 1 << (i & 63)
+			}
+		}
+		q.last[i] = n
+		q.inWheel++
 		return
 	}
-	if b < q.cur {
-		// The current bucket holds the time of the last event taken, and
-		// Sim never schedules before that.
-		panic("engine: event scheduled before the event being fired")
+	// The bucket being served. An event before it (scheduled after a Peek
+	// moved the window past the clock) is earlier than every list, so it
+	// belongs with the current bucket's events too.
+	c := int(q.cur & wheelMask)
+	if q.now.len() == 0 {
+		if t := q.last[c]; t == 0 || !e.before(&q.nodes[t].e) {
+			q.appendTo(c, e)
+			return
+		}
+		if q.insertSorted(c, e) {
+			return
+		}
 	}
+	q.heapify(c)
+	q.now.push(e)
+}
+
+// grow adds a node to the pool and returns it.
+func (q *Queue) grow() int32 {
+	if len(q.nodes) == 0 {
+		q.nodes = append(q.nodes, node{})
+	}
+	q.nodes = append(q.nodes, node{})
+	return int32(len(q.nodes) - 1)
+}
+
+// maxWalk bounds the search for an out-of-order event's place in a list;
+// beyond it the bucket is left unsorted, to be served as a heap.
+const maxWalk = 8
+
+// insertSorted puts e, which is before the last event of bucket i's sorted
+// list, in its place if that is at most maxWalk nodes from the head,
+// reporting whether it did.
+func (q *Queue) insertSorted(i int, e event) bool {
+	prev := int32(0)
+	n := q.first[i]
+	for k := 0; k < maxWalk; k++ {
+		if e.before(&q.nodes[n].e) {
+			m := q.newNode(e)
+			q.nodes[m].next = n
+			if prev == 0 {
+				q.first[i] = m
+			} else {
+				q.nodes[prev].next = m
+			}
+			q.inWheel++
+			return true
+		}
+		prev, n = n, q.nodes[n].next
+	}
+	return false
+}
+
+func (q *Queue) newNode(e event) int32 {
 	n := q.free
 	if n != 0 {
 		q.free = q.nodes[n].next
 	} else {
-		if len(q.nodes) == 0 {
-			q.nodes = append(q.nodes, node{})
-		}
-		n = int32(len(q.nodes))
-		q.nodes = append(q.nodes, node{})
+		n = q.grow()
 	}
-	nd := &q.nodes[n]
-	nd.e = e
-	i := int(b & wheelMask)
-	switch t := q.last[i]; {
-	case t == 0:
-		nd.next = 0
-		q.first[i], q.last[i] = n, n
+	q.nodes[n] = node{e: e}
+	return n
+}
+
+// appendTo adds e at the end of bucket i's list.
+func (q *Queue) appendTo(i int, e event) {
+	n := q.newNode(e)
+	if t := q.last[i]; t == 0 {
+		q.first[i] = n
 		q.bitmap[i>>6] |= 1 << (i & 63)
-	case !e.before(&q.nodes[t].e):
-		nd.next = 0
+	} else {
 		q.nodes[t].next = n
-		q.last[i] = n
-	default:
-		// rare: an event earlier than the bucket's last
-		f := q.first[i]
-		if e.before(&q.nodes[f].e) {
-			nd.next = f
-			q.first[i] = n
-			break
-		}
-		for {
-			nx := q.nodes[f].next
-			if e.before(&q.nodes[nx].e) {
-				nd.next = nx
-				q.nodes[f].next = n
-				break
-			}
-			f = nx
-		}
 	}
+	q.last[i] = n
 	q.inWheel++
+}
+
+// heapify moves bucket i's list into the current heap.
+func (q *Queue) heapify(i int) {
+	for n := q.first[i]; n != 0; {
+		nd := &q.nodes[n]
+		q.now.push(nd.e)
+		nx := nd.next
+		nd.e, nd.next = event{}, q.free
+		q.free = n
+		q.inWheel--
+		n = nx
+	}
+	q.first[i], q.last[i] = 0, 0
+	q.bitmap[i>>6] &^= 1 << (i & 63)
+	q.unsorted[i>>6] &^= 1 << (i & 63)
 }
 
 // Peek returns the time of the earliest event, or Never.
 func (q *Queue) Peek() Time {
-	t, _ := q.front()
-	return t
-}
-
-// front finds the earliest event's time without moving the window; moved
-// is true when it is not in the current bucket.
-func (q *Queue) front() (t Time, moved bool) {
-	if f := q.first[q.cur&wheelMask]; f != 0 {
-		return q.nodes[f].e.at, false
+	if !q.settle() {
+		return Never
 	}
-	t = Never
-	if q.inWheel > 0 {
-		t = q.nodes[q.first[q.nextBucket()]].e.at
+	if q.now.len() > 0 {
+		return q.now.peek()
 	}
-	if q.far.len() > 0 {
-		t = min(t, q.far.peek())
-	}
-	return t, true
+	return q.nodes[q.first[q.cur&wheelMask]].e.at
 }
 
 // next removes and returns the earliest event if it is due at or before
 // until.
 func (q *Queue) next(until Time) (event, bool) {
-	t, moved := q.front()
-	if t > until || t == Never && q.Len() == 0 {
-		return event{}, false
-	}
-	if moved {
-		q.cur = int64(t >> bucketShift)
-		for q.far.len() > 0 && int64(q.far.peek()>>bucketShift) < q.cur+wheelBuckets {
-			q.insert(q.far.pop())
-		}
-	}
 	i := int(q.cur & wheelMask)
 	n := q.first[i]
+	if n == 0 || q.now.len() > 0 {
+		if !q.settle() {
+			return event{}, false
+		}
+		if q.now.len() > 0 {
+			if q.now.peek() > until {
+				return event{}, false
+			}
+			return q.now.pop(), true
+		}
+		i = int(q.cur & wheelMask)
+		n = q.first[i]
+	}
 	nd := &q.nodes[n]
+	if nd.e.at > until {
+		return event{}, false
+	}
 	e := nd.e
 	q.first[i] = nd.next
 	if nd.next == 0 {
 		q.last[i] = 0
 		q.bitmap[i>>6] &^= 1 << (i & 63)
 	}
-	nd.e = event{}
-	nd.next = q.free
+	nd.e, nd.next = event{}, q.free
 	q.free = n
 	q.inWheel--
 	return e, true
+}
+
+// settle makes the current bucket (its list or the heap) hold the earliest
+// event, moving the window to the next non-empty bucket, or to the
+// overflow heap's first event, when the current bucket is exhausted; false
+// if the queue is empty.
+func (q *Queue) settle() bool {
+	if q.now.len() > 0 || q.first[q.cur&wheelMask] != 0 {
+		return true
+	}
+	if q.inWheel == 0 && q.far.len() == 0 {
+		return false
+	}
+	var nb int64
+	if q.inWheel > 0 {
+		c := q.cur & wheelMask
+		nb = q.cur + (int64(q.nextBucket())-c)&wheelMask
+	}
+	if q.far.len() > 0 {
+		if fb := int64(q.far.peek() >> bucketShift); q.inWheel == 0 || fb < nb {
+			nb = fb
+		}
+	}
+	q.cur = nb
+	for q.far.len() > 0 && int64(q.far.peek()>>bucketShift) < q.cur+wheelBuckets {
+		q.insert(q.far.pop())
+	}
+	if i := int(nb & wheelMask); q.unsorted[i>>6]&(1<<(i&63)) != 0 {
+		q.heapify(i)
+	}
+	return true
 }
 
 // pop removes and returns the earliest event; the queue must not be empty.
@@ -187,7 +292,7 @@ func (q *Queue) replaceTop(at Time, h Handler, kind uint8) {
 }
 
 // nextBucket is the index of the first non-empty bucket after the current
-// one, which is empty; the wheel must hold an event.
+// one, whose list is empty; the wheel must hold an event.
 func (q *Queue) nextBucket() int {
 	p := int(q.cur+1) & wheelMask
 	for {
@@ -204,6 +309,9 @@ func (q *Queue) each(f func(e *event)) {
 		for n := q.first[i]; n != 0; n = q.nodes[n].next {
 			f(&q.nodes[n].e)
 		}
+	}
+	for i := range q.now.ev {
+		f(&q.now.ev[i])
 	}
 	for i := range q.far.ev {
 		f(&q.far.ev[i])
