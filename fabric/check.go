@@ -98,11 +98,11 @@ func (n *Network) CheckQuiescent() error {
 		if m.used != 0 || m.shared != 0 {
 			return fmt.Errorf("fabric: %s: buffer accounting %d B used, %d B shared after drain", sw.Name, m.used, m.shared)
 		}
-		for i := range m.ingress {
-			for c := range m.ingress[i] {
-				if m.ingress[i][c] != 0 || m.hdrm[i][c] != 0 || m.pauseSent[i][c] {
+		for i := range m.in {
+			for c := range m.in[i].cls {
+				if cl := m.in[i].cls[c]; cl.ingress != 0 || cl.hdrm != 0 || m.paused(i, uint8(c)) {
 					return fmt.Errorf("fabric: %s port %d class %d: ingress %d, headroom %d, paused %v after drain",
-						sw.Name, i, c, m.ingress[i][c], m.hdrm[i][c], m.pauseSent[i][c])
+						sw.Name, i, c, cl.ingress, cl.hdrm, m.paused(i, uint8(c)))
 				}
 			}
 		}

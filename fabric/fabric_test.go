@@ -41,7 +41,7 @@ func TestPFCThresholdWorkedExample(t *testing.T) {
 		if got := leaf.PFCThreshold(pt.Index); got != want {
 			t.Errorf("port %d (%v): threshold %d, want %d", pt.Index, pt.Rate, got, want)
 		}
-		if got := m.headroom[pt.Index]; got != wantHdrm {
+		if got := m.in[pt.Index].headroom; got != wantHdrm {
 			t.Errorf("port %d (%v): headroom %d, want %d", pt.Index, pt.Rate, got, wantHdrm)
 		}
 	}

@@ -102,8 +102,8 @@ func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 		return false
 	}
 	m.used += size
-	if !m.pauseSent[in][c] && m.shouldPause(in, c) {
-		m.pauseSent[in][c] = true
+	if !m.paused(in, c) && m.shouldPause(in, c) {
+		m.setPaused(in, c, true)
 		s.sendPFC(now, in, c, true)
 	}
 	return true
@@ -121,8 +121,8 @@ func (s *Switch) departed(now engine.Time, p *Packet) {
 	}
 	in, c := int(p.inPort), p.ectx
 	m.release(in, c, int64(p.Size))
-	if m.pauseSent[in][c] && m.shouldResume(in, c) {
-		m.pauseSent[in][c] = false
+	if m.paused(in, c) && m.shouldResume(in, c) {
+		m.setPaused(in, c, false)
 		s.sendPFC(now, in, c, false)
 	}
 }
@@ -152,94 +152,119 @@ func (s *Switch) PFCThreshold(i int) int64 { return s.mmu.threshold(i) }
 
 // PausedUpstream reports whether the switch has paused class c on the
 // device upstream of port i.
-func (s *Switch) PausedUpstream(i int, c uint8) bool { return s.mmu.pauseSent[i][c] }
+func (s *Switch) PausedUpstream(i int, c uint8) bool { return s.mmu.paused(i, c) }
 
 // mmu is the reference model's shared-buffer ingress accounting.
 type mmu struct {
 	buffer       int64
 	reserve      int64
 	resumeOffset int64
-	headroom     []int64
-	shift        []uint
 	totalHdrm    int64
 	totalRsrv    int64
 	shared       int64
 	used         int64 // all bytes buffered (every class but control)
-	ingress      [][NumClasses]int64
-	hdrm         [][NumClasses]int64
-	pauseSent    [][NumClasses]bool
+	in           []mmuPort
+}
+
+// mmuPort is one ingress port's accounting, laid out so that admitting or
+// releasing a packet touches two cache lines (this header and its class).
+type mmuPort struct {
+	headroom  int64
+	shift     uint8
+	pauseSent uint8 // bit c: PAUSE sent upstream for class c
+	_         [6]byte
+	cls       [NumClasses]mmuClass
+}
+
+type mmuClass struct {
+	ingress int64 // bytes charged to reserve and shared
+	hdrm    int64 // bytes charged to headroom
 }
 
 func (m *mmu) init(buffer, reserve, resumeOffset int64, ports []*Port, nicRate engine.Rate) {
-	n := len(ports)
 	m.buffer, m.reserve, m.resumeOffset = buffer, reserve, resumeOffset
-	m.headroom = make([]int64, n)
-	m.shift = make([]uint, n)
-	m.ingress = make([][NumClasses]int64, n)
-	m.hdrm = make([][NumClasses]int64, n)
-	m.pauseSent = make([][NumClasses]bool, n)
+	m.in = make([]mmuPort, len(ports))
 	for i, pt := range ports {
 		// rate_bps * prop_delay_ns / 8 / 10^9 * 3, integer, in this order.
-		m.headroom[i] = int64(pt.Rate) * pt.Delay.Nanoseconds() / 8 / 1e9 * 3
-		m.totalHdrm += m.headroom[i]
+		m.in[i].headroom = int64(pt.Rate) * pt.Delay.Nanoseconds() / 8 / 1e9 * 3
+		m.totalHdrm += m.in[i].headroom
 		sh := 3
 		for r := nicRate * 2; r <= pt.Rate && sh > 0; r *= 2 {
 			sh--
 		}
-		m.shift[i] = uint(sh)
+		m.in[i].shift = uint8(sh)
 	}
-	m.totalRsrv = int64(n) * reserve
+	m.totalRsrv = int64(len(ports)) * reserve
 }
 
-func (m *mmu) threshold(port int) int64 {
-	return (m.buffer - m.totalHdrm - m.totalRsrv - m.shared) >> m.shift[port]
+func (m *mmu) threshold(port int) int64 { return m.thresholdOf(&m.in[port]) }
+
+func (m *mmu) thresholdOf(ip *mmuPort) int64 {
+	return (m.buffer - m.totalHdrm - m.totalRsrv - m.shared) >> ip.shift
 }
 
-func (m *mmu) sharedOf(port int, c uint8) int64 {
-	if v := m.ingress[port][c] - m.reserve; v > 0 {
+func (m *mmu) sharedOf(cl *mmuClass) int64 {
+	if v := cl.ingress - m.reserve; v > 0 {
 		return v
 	}
 	return 0
 }
 
 func (m *mmu) admit(port int, c uint8, s int64) bool {
-	thr := m.threshold(port)
-	if s+m.hdrm[port][c] > m.headroom[port] && s+m.sharedOf(port, c) > thr {
+	ip := &m.in[port]
+	cl := &ip.cls[c]
+	thr := m.thresholdOf(ip)
+	if s+cl.hdrm > ip.headroom && s+m.sharedOf(cl) > thr {
 		return false
 	}
-	nw := m.ingress[port][c] + s
+	nw := cl.ingress + s
 	switch {
 	case nw <= m.reserve:
-		m.ingress[port][c] += s
+		cl.ingress += s
 	case nw-m.reserve > thr:
-		m.hdrm[port][c] += s
+		cl.hdrm += s
 	default:
-		m.ingress[port][c] += s
+		cl.ingress += s
 		m.shared += min(s, nw-m.reserve)
 	}
 	return true
 }
 
 func (m *mmu) release(port int, c uint8, s int64) {
-	fromHdrm := min(m.hdrm[port][c], s)
-	fromShared := min(s-fromHdrm, max(0, m.ingress[port][c]-m.reserve))
-	m.hdrm[port][c] -= fromHdrm
-	m.ingress[port][c] -= s - fromHdrm
+	cl := &m.in[port].cls[c]
+	fromHdrm := min(cl.hdrm, s)
+	fromShared := min(s-fromHdrm, max(0, cl.ingress-m.reserve))
+	cl.hdrm -= fromHdrm
+	cl.ingress -= s - fromHdrm
 	m.shared -= fromShared
-	if m.ingress[port][c] < 0 || m.hdrm[port][c] < 0 || m.shared < 0 {
+	if cl.ingress < 0 || cl.hdrm < 0 || m.shared < 0 {
 		panic(fmt.Sprintf("fabric: mmu accounting below zero: port %d class %d ingress %d hdrm %d shared %d",
-			port, c, m.ingress[port][c], m.hdrm[port][c], m.shared))
+			port, c, cl.ingress, cl.hdrm, m.shared))
+	}
+}
+
+func (m *mmu) paused(port int, c uint8) bool { return m.in[port].pauseSent&(1<<c) != 0 }
+
+func (m *mmu) setPaused(port int, c uint8, on bool) {
+	if on {
+		m.in[port].pauseSent |= 1 << c
+	} else {
+		m.in[port].pauseSent &^= 1 << c
 	}
 }
 
 func (m *mmu) shouldPause(port int, c uint8) bool {
-	return m.hdrm[port][c] > 0 || m.sharedOf(port, c) >= m.threshold(port)
+	ip := &m.in[port]
+	cl := &ip.cls[c]
+	return cl.hdrm > 0 || m.sharedOf(cl) >= m.thresholdOf(ip)
 }
 
 func (m *mmu) shouldResume(port int, c uint8) bool {
-	if m.hdrm[port][c] != 0 {
+	ip := &m.in[port]
+	cl := &ip.cls[c]
+	if cl.hdrm != 0 {
 		return false
 	}
-	so := m.sharedOf(port, c)
-	return so == 0 || so+m.resumeOffset <= m.threshold(port)
+	so := m.sharedOf(cl)
+	return so == 0 || so+m.resumeOffset <= m.thresholdOf(ip)
 }
