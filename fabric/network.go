@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/dcsim/dcsim/engine"
@@ -128,10 +129,11 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		*pt = Port{net: n, sim: sim, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: n.cfg.Strict}
 		for c := range pt.cls {
 			pt.cls[c].weight = n.cfg.Weights[c]
+			pt.cls[c].ecnKmin = math.MaxInt64
 		}
 		if owner >= t.Hosts {
 			sw := n.Switches[owner-t.Hosts]
-			pt.sw, pt.Owner, pt.Index, pt.idx = sw, sw, len(sw.Ports), int32(len(sw.Ports))
+			pt.sw, pt.Owner, pt.Index = sw, sw, len(sw.Ports)
 			sw.Ports = append(sw.Ports, pt)
 			for c := 1; c < NumClasses; c++ {
 				th := ECNThresholds{Off: !cfg.ECN, Kmin: cfg.ECNKmin, Kmax: cfg.ECNKmax, Pmax: cfg.ECNPmax}
@@ -141,6 +143,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 				if !th.Off {
 					pt.cls[c].ecn = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
 						Pmax: th.Pmax, rand: ecnRand.Float64}
+					pt.cls[c].ecnKmin = pt.cls[c].ecn.Kmin
 				}
 			}
 			pt.stampIN = cfg.INT
@@ -156,6 +159,8 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		a := newPort(l.A, l.Rate, l.Delay)
 		b := newPort(l.B, l.Rate, l.Delay)
 		a.Peer, b.Peer = b, a
+		a.peerOwner, a.peerIdx = b.Owner, uint16(b.Index)
+		b.peerOwner, b.peerIdx = a.Owner, uint16(a.Index)
 		if l.A < t.Hosts {
 			n.attach[l.A] = int32(l.B - t.Hosts)
 			n.hostPort[l.A] = int32(b.Index)
@@ -190,7 +195,8 @@ func (n *Network) Config() Config { return n.cfg }
 func (n *Network) Attach(h int, node Node, src Source) *Port {
 	pt := n.HostPorts[h]
 	pt.Owner = node
-	pt.Index, pt.idx = 0, 0
+	pt.Index = 0
+	pt.Peer.peerOwner, pt.Peer.peerIdx = node, 0
 	pt.source = src
 	return pt
 }

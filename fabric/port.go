@@ -41,32 +41,34 @@ const (
 // own, so a hop touches four lines of a port, not ten.
 type Port struct {
 	// Hot: delivery, transmission, the queue summary (3 cache lines).
-	wire      wire
-	busyUntil engine.Time
-	sim       *engine.Sim
-	net       *Network
-	Peer      *Port
-	Owner     Node
-	Observer  Observer
-	source    Source
-	sw        *Switch     // owning switch, nil for host ports
-	psPerByte engine.Time // Rate's exact time per byte, or 0 (then TxTime divides)
-	Delay     engine.Time // propagation delay of the wire to Peer
-	qTotal    int64
-	TxBytes   int64 // counter: bytes transmitted
-	TxPackets int64 // counter: packets transmitted
-	credit    int32
-	idx       int32 // Index, on the hot lines
-	txPending bool
-	nonEmpty  uint8 // bit c: q[c] has packets
-	paused    uint8 // bit c: egress class c paused by the peer (PFC)
-	strict    uint8 // bit c: class c is served by strict priority
-	stampIN   bool
-	rrClass   uint8
+	wire        wire
+	busyUntil   engine.Time
+	sim         *engine.Sim
+	Peer        *Port
+	peerOwner   Node // Peer.Owner, kept here so a delivery does not touch Peer
+	Observer    Observer
+	source      Source
+	sw          *Switch     // owning switch, nil for host ports
+	psPerByte   engine.Time // Rate's exact time per byte, or 0 (then TxTime divides)
+	Delay       engine.Time // propagation delay of the wire to Peer
+	qTotal      int64
+	TxBytes     int64 // counter: bytes transmitted
+	TxPackets   int64 // counter: packets transmitted
+	queuedPeakB int64
+	credit      int32
+	peerIdx     uint16 // Peer.Index
+	txPending   bool
+	nonEmpty    uint8 // bit c: q[c] has packets
+	paused      uint8 // bit c: egress class c paused by the peer (PFC)
+	strict      uint8 // bit c: class c is served by strict priority
+	stampIN     bool
+	rrClass     uint8
 
 	// One cache line per class.
 	cls [NumClasses]classQ
 
+	net   *Network
+	Owner Node // the switch or NIC this port belongs to
 	Rate  engine.Rate
 	Index int // position in the owner's port list
 
@@ -74,18 +76,18 @@ type Port struct {
 	PausedTime  [NumClasses]engine.Time // time each egress class spent paused
 	PauseRx     int64                   // PAUSE frames received
 	MarkedPkts  int64                   // CE marks applied at this egress
-	queuedPeakB int64
-	_           [24]byte // to a multiple of 64 bytes
+	pausedSince [NumClasses]engine.Time
+	_           [8]byte // to a multiple of 64 bytes
 }
 
 // classQ is one egress class of a port: exactly one cache line.
 type classQ struct {
-	q           fifo
-	bytes       int64
-	ecn         *ECN // nil = no marking
-	pausedSince engine.Time
-	weight      int32
-	_           [4]byte
+	q       fifo
+	bytes   int64
+	ecnKmin int64 // ecn.Kmin, or MaxInt64 without marking: no ECN lookup below it
+	ecn     *ECN  // nil = no marking
+	weight  int32
+	_       [4]byte
 }
 
 // QueueBytes is the number of bytes queued in class c.
@@ -129,7 +131,8 @@ func (pt *Port) Fire(now engine.Time, kind uint8) {
 		if pt.Observer != nil {
 			pt.Observer.Deliver(now, pt, p)
 		}
-		pt.Peer.Owner.Receive(now, p, pt.Peer)
+		p.inPort = pt.peerIdx
+		pt.peerOwner.Receive(now, p, pt.Peer)
 	}
 }
 
@@ -237,7 +240,7 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 		pt.sw.departed(now, p)
 	}
 	if p.Kind == Data {
-		if e := cq.ecn; p.ECT && e != nil && e.mark(cq.bytes) {
+		if p.ECT && cq.bytes > cq.ecnKmin && cq.ecn.mark(cq.bytes) {
 			p.CE = true
 			pt.MarkedPkts++
 			if pt.Observer != nil {
@@ -268,7 +271,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 		pt.PauseRx++
 		if pt.paused&bit == 0 {
 			pt.paused |= bit
-			pt.cls[c].pausedSince = now
+			pt.pausedSince[c] = now
 			if pt.Observer != nil {
 				pt.Observer.Pause(now, pt, c, true)
 			}
@@ -277,7 +280,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 	}
 	if pt.paused&bit != 0 {
 		pt.paused &^= bit
-		pt.PausedTime[c] += now - pt.cls[c].pausedSince
+		pt.PausedTime[c] += now - pt.pausedSince[c]
 		if pt.Observer != nil {
 			pt.Observer.Pause(now, pt, c, false)
 		}
@@ -289,7 +292,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 func (pt *Port) PausedFor(now engine.Time, c int) engine.Time {
 	t := pt.PausedTime[c]
 	if pt.paused&(1<<c) != 0 {
-		t += now - pt.cls[c].pausedSince
+		t += now - pt.pausedSince[c]
 	}
 	return t
 }

@@ -54,9 +54,9 @@ func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
 		s.net.Pool.Put(p)
 		return
 	}
-	out := s.Ports[s.router.Route(s, p, int(in.idx))]
+	out := s.Ports[s.router.Route(s, p, int(p.inPort))]
 	if p.Class != 0 {
-		if !s.admit(now, p, int(in.idx), out) {
+		if !s.admit(now, p, int(p.inPort), out) {
 			return
 		}
 	}
@@ -79,7 +79,6 @@ func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 	m := &s.mmu
 	size := int64(p.Size)
 	c := p.Class
-	p.inPort = uint16(in)
 	p.ectx = c
 	if !s.net.cfg.PFC {
 		// Dynamic threshold (Choudhury-Hahne): one egress queue may hold at
