@@ -138,7 +138,7 @@ func (q *Queue) grow() int32 {
 
 // maxWalk bounds the search for an out-of-order event's place in a list;
 // beyond it the bucket is left unsorted, to be served as a heap.
-const maxWalk = 8
+const maxWalk = 24
 
 // insertSorted puts e, which is before the last event of bucket i's sorted
 // list, in its place if that is at most maxWalk nodes from the head,
