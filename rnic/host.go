@@ -77,6 +77,12 @@ type Cluster struct {
 	nextQP  int64
 	nextMsg int64
 	recvCfg rocev2.ReceiverConfig
+	// byID and rxByID index every QP ever opened by its id (ids are
+	// cluster-wide and dense): the open sender QP, and its receive state
+	// at the destination. Two pointers per QP are cheaper than a map
+	// lookup per packet; closed QPs' slots are nil.
+	byID   []*QP
+	rxByID []*rxQP
 }
 
 // NewCluster attaches a NIC to every host of net, each with the scheduler
@@ -103,7 +109,7 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 	c := &Cluster{Sim: net.Sim, Net: net, Cfg: cfg,
 		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval}}
 	for i := range net.HostPorts {
-		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, rx: map[int64]*rxQP{}, pairs: map[int32]*pairQPs{},
+		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, pairs: map[int32]*pairQPs{},
 			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
 		h.port = net.Attach(i, h, h)
 		c.Hosts = append(c.Hosts, h)
@@ -159,7 +165,6 @@ type Host struct {
 	ctrl  fabric.FIFO
 	qps   map[int64]*QP
 	pairs map[int32]*pairQPs
-	rx    map[int64]*rxQP
 	paced pacedHeap
 	ready int
 	sport uint16
@@ -255,6 +260,11 @@ func (h *Host) openQP(dst int32, perFlow bool) *QP {
 	qp.rate = qp.cc.Rate()
 	qp.window = qp.cc.Window()
 	h.qps[qp.ID] = qp
+	for int64(len(c.byID)) <= qp.ID {
+		c.byID = append(c.byID, nil)
+		c.rxByID = append(c.rxByID, nil)
+	}
+	c.byID[qp.ID] = qp
 	h.sched.QPOpened(qp)
 	qp.armCC(c.Sim.Now())
 	return qp
@@ -271,6 +281,7 @@ func (h *Host) closeQP(qp *QP) {
 	}
 	qp.closed = true
 	delete(h.qps, qp.ID)
+	h.c.byID[qp.ID] = nil
 	h.c.Counters.QPsClosed++
 	h.sched.QPClosed(qp)
 }
@@ -480,7 +491,7 @@ func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
 	case fabric.Ack, fabric.Nack:
 		h.receiveAck(now, p)
 	case fabric.CNP:
-		if qp := h.qps[int64(p.QP)]; qp != nil {
+		if qp := h.qp(p.QP); qp != nil {
 			c.Counters.CNPs++
 			qp.cc.OnCNP(now)
 			qp.applyCC(now)
@@ -498,10 +509,10 @@ func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
 func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	c := h.c
 	c.Counters.PayloadArrived += int64(p.Payload)
-	rx := h.rx[int64(p.QP)]
+	rx := c.rxByID[p.QP]
 	if rx == nil {
 		rx = &rxQP{}
-		h.rx[int64(p.QP)] = rx
+		c.rxByID[p.QP] = rx
 	}
 	h.sched.Received(now, p)
 	before := rx.r.Expected
@@ -539,7 +550,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	}
 	// A per-flow QP's receive state ends with its message.
 	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+int64(p.Payload) {
-		delete(h.rx, int64(p.QP))
+		c.rxByID[p.QP] = nil
 	}
 }
 
@@ -586,9 +597,17 @@ func (h *Host) SendControl(p *fabric.Packet) {
 	h.sendControl(h.c.Sim.Now(), p)
 }
 
+// qp is this host's open QP with the given id, or nil.
+func (h *Host) qp(id int32) *QP {
+	if qp := h.c.byID[id]; qp != nil && qp.host == h {
+		return qp
+	}
+	return nil
+}
+
 func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	c := h.c
-	qp := h.qps[int64(p.QP)]
+	qp := h.qp(p.QP)
 	if qp == nil {
 		c.Counters.DroppedStaleAck++
 		return
