@@ -69,4 +69,21 @@
 //
 // Packets are pooled (Pool): the component that removes a packet from the
 // network returns it, and nothing keeps a pointer after that.
+//
+// # Memory layout
+//
+// What limits a packet simulator's speed is cache misses, not arithmetic:
+// at 50% load the 128-host network holds 10-20 thousand packets in flight,
+// and each hop touches a packet last seen a microsecond (thousands of
+// events) ago. So a Packet is one 64-byte line, allocated line-aligned in
+// 64 KiB slabs and recycled last-in first-out; queues and wires are rings
+// of pointers (pushing never touches another packet); a Port keeps what
+// every hop touches in its first three lines and each class's queue, byte
+// count and ECN threshold in a line of its own, and caches its peer's owner
+// and index so a delivery does not touch the peer; a switch's per-ingress
+// accounting for one (port, class) sits in two lines. TestPacketIsOneCacheLine
+// and TestPortLayout pin this. Tried and dropped, measured with cachegrind:
+// carrying a 24-byte header copy beside each packet in the rings (so a hop
+// never touches the packet) cost more in ring traffic and copying than the
+// misses it saved.
 package fabric

@@ -53,4 +53,12 @@
 // stays broken, so it is still caught), and checks that acknowledgement
 // and in-order points never move back run at every event. CheckDrained adds that a
 // finished run left no packet, no pause and no buffer in use.
+//
+// # Memory
+//
+// QP ids are dense and cluster-wide, and an arriving ACK or data packet
+// finds its QP and its receive state in two slices indexed by id rather
+// than in maps (a map lookup per packet was 5% of a run). That costs 16
+// bytes per QP ever opened (per flow with per-flow mapping, so 16 MB per
+// million flows); a closed QP's slots are nil and its state is collected.
 package rnic
