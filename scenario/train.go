@@ -225,8 +225,9 @@ func (s *Sim) trainingSummary() string {
 			sum += it.Duration
 		}
 		mean := sum / engine.Time(len(its))
-		fmt.Fprintf(&b, "training: %d iterations, mean iteration time %v (compute %v, exposed communication %v)",
-			len(its), mean, its[0].Compute, mean-its[0].Compute)
+		ms := func(t engine.Time) float64 { return t.Seconds() * 1e3 }
+		fmt.Fprintf(&b, "training: %d iterations, mean iteration time %.3f ms (compute %.3f ms, exposed communication %.3f ms)",
+			len(its), ms(mean), ms(its[0].Compute), ms(mean-its[0].Compute))
 		if tr.op != "" {
 			op, _ := simai.ParseOp(tr.op)
 			fmt.Fprintf(&b, "; %s of %s over %d hosts: bus bandwidth %.1f Gbps",
