@@ -87,31 +87,15 @@ func (q *Queue) insert(e event) {
 			q.far.push(e)
 			return
 		}
-		// A future bucket: the fast path appends at the end of its list.
+		// A future bucket: usually an append at the end of its list.
 		i := int(b & wheelMask)
-		t := q.last[i]
-		if t != 0 && e.before(&q.nodes[t].e) && q.unsorted[i>>6]&(1<<(i&63)) == 0 && q.insertSorted(i, e) {
-			return
-		}
-		n := q.free
-		if n != 0 {
-			q.free = q.nodes[n].next
-		} else {
-			n = q.grow()
-		}
-		nd := &q.nodes[n]
-		nd.e, nd.next = e, 0
-		if t == 0 {
-			q.first[i] = n
-			q.bitmap[i>>6] |= 1 << (i & 63)
-		} else {
-			q.nodes[t].next = n
-			if e.before(&q.nodes[t].e) {
-				q.unsorted[i>>6] |= 1 << (i & 63)
+		if t := q.last[i]; t != 0 && e.before(&q.nodes[t].e) {
+			if q.unsorted[i>>6]&(1<<(i&63)) == 0 && q.insertSorted(i, e) {
+				return
 			}
+			q.unsorted[i>>6] |= 1 << (i & 63)
 		}
-		q.last[i] = n
-		q.inWheel++
+		q.appendTo(i, e)
 		return
 	}
 	// The bucket being served. An event before it (scheduled after a Peek
