@@ -273,12 +273,6 @@ func (q *Queue) pop() event {
 	return e
 }
 
-// replaceTop replaces the earliest event with a new one.
-func (q *Queue) replaceTop(at Time, h Handler, kind uint8) {
-	q.pop()
-	q.Push(at, h, kind)
-}
-
 // nextBucket is the index of the first non-empty bucket after the current
 // one, whose list is empty; the wheel must hold an event.
 func (q *Queue) nextBucket() int {

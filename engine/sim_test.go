@@ -168,7 +168,7 @@ func itoa(n int) string {
 }
 
 // The queue agrees with a reference (a slice sorted by time, then by
-// scheduling order) under any mix of pushes, pops and replace-tops. Times
+// scheduling order) under any mix of pushes, pops and pop-then-pushes. Times
 // are the last popped time plus an offset drawn from one of three scales:
 // picoseconds (ties everywhere, within one bucket), nanoseconds to
 // microseconds (across the wheel) and milliseconds (the overflow heap).
@@ -222,7 +222,8 @@ func TestQueueMatchesReference(t *testing.T) {
 				last = w.at
 				seq++
 				at := draw()
-				q.replaceTop(at, nop{}, 0)
+				q.pop()
+				q.Push(at, nop{}, 0)
 				want = append(want, ref{at, seq})
 			}
 			if q.Len() != len(want) {
