@@ -2,6 +2,7 @@ package rnic
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
@@ -249,6 +250,10 @@ func (h *Host) qpFor(m *Message) *QP {
 func (h *Host) openQP(dst int32, perFlow bool) *QP {
 	c := h.c
 	c.nextQP++
+	if c.nextQP > math.MaxInt32 {
+		// Packets carry the QP id in 32 bits (fabric.Packet.QP).
+		panic("rnic: more than 2^31-1 QPs opened in one run")
+	}
 	c.Counters.QPsOpened++
 	h.sport++
 	if h.sport < 10000 {
