@@ -101,7 +101,8 @@
 //	scheduler            string          nic.scheduler (fair, srpt, pias, storm, ...)
 //	cc                   string          cc.algorithm (none, dcqcn, hpcc, timely, dctcp)
 //	workload             string          workload description (kind and distribution)
-//	load                 double   -      offered load as configured, fraction of host link rate
+//	load                 double   -      workload.load as configured, fraction of host link rate;
+//	                                     null when the main workload is not cloud (no other kind reads it)
 //	seed                 int64
 //	version              string          dcsim version
 //	sim_time_ns          int64    ns     simulated time at the end of the run

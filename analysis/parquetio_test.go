@@ -41,7 +41,7 @@ func sampleFlows(n int) []FlowRecord {
 
 func sampleRun() (RunRecord, []Param) {
 	r := RunRecord{
-		RunID: "run-0001", Scenario: "default", Scheduler: "storm", CC: "dcqcn", Workload: "cloud", Load: 0.5,
+		RunID: "run-0001", Scenario: "default", Scheduler: "storm", CC: "dcqcn", Workload: "cloud", Load: ptr(0.5),
 		Seed: 7, Version: "v0.1.0", SimTimeNs: 12_345_678, WallSeconds: 3.25, Events: 99_999_999,
 		FlowsTotal: 1000, FlowsDone: 990, AchievedLoad: 0.49, MeanSlowdown: 2.5, P50Slowdown: 1.5,
 		P95Slowdown: 8, P99Slowdown: 20.25, FlowsBelowOne: 3, BytesDropped: 0, PFCPauseFrames: 12,
@@ -128,6 +128,29 @@ func TestRoundTrip(t *testing.T) {
 		if (f.FinishNs == nil) != (f.FctNs == nil) || (f.FinishNs == nil) != (f.Slowdown == nil) {
 			t.Fatalf("flow %d: finish %v, fct %v, slowdown %v: want all set or all null", f.FlowID, f.FinishNs, f.FctNs, f.Slowdown)
 		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// A run whose workload takes no load writes a null load column, which
+// reads back as nil (and as NULL in SQL, NaN-free in pandas).
+func TestRunNullLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), RunFile)
+	r, _ := sampleRun()
+	r.Load = nil
+	if err := WriteRun(path, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ReadRun(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Load != nil {
+		t.Fatalf("load read back as %v, want null", *got.Load)
+	}
+	if diff := cmp.Diff(r, got); diff != "" {
+		t.Fatalf("run record changed (-want +got):\n%s", diff)
 	}
 }
 

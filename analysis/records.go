@@ -89,7 +89,7 @@ type RunRecord struct {
 	Scheduler      string           `parquet:"scheduler"`
 	CC             string           `parquet:"cc"`
 	Workload       string           `parquet:"workload"`
-	Load           float64          `parquet:"load"`
+	Load           *float64         `parquet:"load,optional"` // nil (null) when the main workload takes no load
 	Seed           int64            `parquet:"seed"`
 	Version        string           `parquet:"version"`
 	SimTimeNs      int64            `parquet:"sim_time_ns"`

@@ -139,7 +139,14 @@ func runRow(schema *parquet.Schema, r RunRecord, params []Param) parquet.Row {
 	for i, f := range slices.Collect(runType.Fields()) {
 		name := columnName(f)
 		if name != "counters" {
-			b.Add(leafIndex(schema, name), parquet.ValueOf(rv.Field(i).Interface()))
+			v := rv.Field(i)
+			if v.Kind() == reflect.Pointer {
+				if v.IsNil() {
+					continue // an optional column left unset is null
+				}
+				v = v.Elem()
+			}
+			b.Add(leafIndex(schema, name), parquet.ValueOf(v.Interface()))
 			continue
 		}
 		keyCol, valCol := leafIndex(schema, "counters", "key_value", "key"), leafIndex(schema, "counters", "key_value", "value")

@@ -192,8 +192,9 @@
 //	                             ignored when mean_interval > 0
 //	storage.mean_interval 0s     > 0: mean time between a client's requests
 //
-// The distribution and load fields are printed for every kind; only cloud
-// reads them, but they are checked for every kind.
+// Only cloud reads the distribution and load fields, but they are checked
+// for every kind. run.parquet records load for a cloud main workload and
+// null otherwise, and the terminal summary names a load only then.
 //
 // trace: the periodic sampler behind samples.parquet.
 //
@@ -202,10 +203,12 @@
 //
 // # Built-ins
 //
-// Builtins lists the scenarios Load knows by name: "default" is DESIGN.md's
+// Builtins lists the scenarios Load knows by name, each with a line of
+// documentation (`dcsim scenarios` prints them): "default" is DESIGN.md's
 // default scenario (128-host 100G spine-leaf, WebSearch at 50%, fair
-// sharing) with a provisional duration of 2ms and cc none until a CC
-// algorithm lands; "incast-star" is a 15:1 incast on a 16-host star.
+// sharing, DCQCN, 10ms of arrivals); the others are the HPCC and STORM
+// experiments, storage fan-out, GPT-3/LLaMA training iterations, a
+// 128-host all-reduce and a 15:1 incast on a 16-host star.
 //
 // # Plug-ins
 //

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
@@ -172,5 +173,38 @@ func TestSamplerWritesSamples(t *testing.T) {
 	// The incast saturates the receiver's link (switch port 0 faces host 0).
 	if busiest < 0.95 {
 		t.Errorf("receiver link utilisation peaked at %.2f, want > 0.95 during the incast", busiest)
+	}
+}
+
+// run.parquet's load is workload.load for a cloud run and null for a kind
+// that does not read it, and the headline says a load only when there is one.
+// The cloud run posts no flow at all (4 hosts at 30% of WebSearch's 1.6 MB
+// mean arrive ~430 us apart, and it lasts 20 us): its event queue empties
+// before the duration, which used to spin Run forever.
+func TestRunLoadOnlyForCloud(t *testing.T) {
+	cloud := func() *Result {
+		s, err := Load("default", []string{"topology.kind=star", "topology.hosts=4", "duration=20us",
+			"drain_limit=1ms", "workload.load=0.3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sim.Run(Options{})
+	}()
+	if cloud.Run.Load == nil || *cloud.Run.Load != 0.3 {
+		t.Errorf("cloud run: load %v, want 0.3", cloud.Run.Load)
+	}
+	if h := cloud.Headline(); !strings.Contains(h, "cloud:websearch at load 0.30,") || !strings.Contains(h, "note: no flow started") {
+		t.Errorf("cloud headline lacks its load or the no-flow note: %q", h)
+	}
+	coll := runCollective(t, "allreduce", "64KiB", 4)
+	if coll.Run.Load != nil {
+		t.Errorf("collective run: load %v, want null (workload.load is not read)", *coll.Run.Load)
+	}
+	if h := coll.Headline(); strings.Contains(h, " at load ") {
+		t.Errorf("collective headline names a load it did not use: %q", h)
 	}
 }

@@ -75,7 +75,9 @@ func (s *Sim) Run(opt Options) *Result {
 		}
 	}
 	for eng.Now() < dur {
-		eng.Run(min(eng.Now()+chunk, dur))
+		if eng.Run(min(eng.Now()+chunk, dur)) {
+			break // the queue emptied: nothing can happen any more (the clock stays at the last event)
+		}
 		report(false)
 	}
 	drained := func() bool {
@@ -142,7 +144,7 @@ func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) 
 	sc := s.Scenario
 	k := &s.Cluster.Counters
 	r := analysis.RunRecord{RunID: opt.runID(sc), Scenario: sc.Name, Scheduler: sc.NIC.Scheduler,
-		CC: sc.CC.Algorithm, Workload: workloadName(&sc.Workload), Load: sc.Workload.Load, Seed: int64(sc.Seed),
+		CC: sc.CC.Algorithm, Workload: workloadName(&sc.Workload), Load: configuredLoad(&sc.Workload), Seed: int64(sc.Seed),
 		Version: opt.Version, SimTimeNs: s.Engine.Now().Nanoseconds(), WallSeconds: wall,
 		Events: int64(s.Engine.Events()), BytesDropped: s.Net.DroppedBytes, PFCPauseFrames: s.Net.PauseFrames,
 		NACKs: k.Nacks, RTOTimeouts: k.RTOs, CNPs: k.CNPs}
@@ -183,6 +185,17 @@ func (s *Sim) achievedLoad() float64 {
 	}
 	capacity := float64(len(s.Net.HostPorts)) * float64(sc.Topology.HostLink) * (dur - warm).Seconds() / 8
 	return float64(bytes) / capacity
+}
+
+// configuredLoad is workload.load for run.parquet, or nil for the kinds
+// that do not read it (all but cloud: incast and storage have their own
+// load fields, training and flow lists none).
+func configuredLoad(w *Workload) *float64 {
+	if w.Kind != Cloud {
+		return nil
+	}
+	l := w.Load
+	return &l
 }
 
 func workloadName(w *Workload) string {
@@ -238,9 +251,13 @@ func (r *Result) Headline() string {
 	sc := r.Sim.Scenario
 	k := &r.Sim.Cluster.Counters
 	var b strings.Builder
-	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s at load %.2f, seed %d\n",
+	load := ""
+	if l := r.Run.Load; l != nil {
+		load = fmt.Sprintf(" at load %.2f", *l)
+	}
+	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s%s, seed %d\n",
 		sc.Name, len(r.Sim.Net.HostPorts), sc.Topology.Kind, sc.NIC.Scheduler, sc.CC.Algorithm,
-		workloadName(&sc.Workload), sc.Workload.Load, sc.Seed)
+		workloadName(&sc.Workload), load, sc.Seed)
 	fmt.Fprintf(&b, "simulated %v (%d events, %d data packets) in %.1f s: %.0f events/s, %.0f packets/s\n",
 		r.Sim.Engine.Now(), r.Run.Events, k.DataPackets, r.Run.WallSeconds,
 		float64(r.Run.Events)/r.Run.WallSeconds, float64(k.DataPackets)/r.Run.WallSeconds)
@@ -248,6 +265,9 @@ func (r *Result) Headline() string {
 		r.Run.FlowsTotal, r.Run.FlowsDone, r.Run.AchievedLoad, r.Run.BytesDropped, r.Run.PFCPauseFrames,
 		r.Run.NACKs, r.Run.RTOTimeouts, r.Run.CNPs)
 	b.WriteString(r.Sim.trainingSummary())
+	if r.Run.FlowsTotal == 0 {
+		fmt.Fprintf(&b, "note: no flow started within the duration (%v); a longer duration or a higher load gives some\n", sc.Duration)
+	}
 	if !r.Drained {
 		fmt.Fprintf(&b, "note: the drain limit ended the run with %d flows unfinished (recorded with null finish)\n",
 			r.Run.FlowsTotal-r.Run.FlowsDone)

@@ -136,6 +136,11 @@ func (r *RunResult) Value(name string) (v string, ok bool) {
 
 func formatValue(v any) string {
 	switch x := v.(type) {
+	case *float64:
+		if x == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*x, 'g', -1, 64)
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:

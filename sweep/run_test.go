@@ -57,7 +57,12 @@ func dirFiles(t testing.TB, out string) map[string]string {
 				return err
 			}
 			r.WallSeconds = 0
-			files[rel] = fmt.Sprintf("%+v %v", r, params)
+			load := "null"
+			if r.Load != nil {
+				load = fmt.Sprint(*r.Load)
+			}
+			r.Load = nil // a pointer would print as an address
+			files[rel] = fmt.Sprintf("%+v load=%s %v", r, load, params)
 			return nil
 		}
 		b, err := os.ReadFile(path)
