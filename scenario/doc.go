@@ -107,6 +107,13 @@
 //	int               auto   INT stamping: auto (on when the CC algorithm
 //	                         asks for INT), on, off
 //
+// The ECN defaults follow cc.algorithm (REFERENCE.md 3.4): with dctcp, each
+// of kmin, kmax and pmax that the scenario does not give is 300KB, 300KB
+// and 1 (K = 300KB per 100 Gbps, scaled to base_rate); the other
+// algorithms keep 400KB, 1600KB and 0.2. A field given in the file, its
+// base or a --set is kept as given. The scenario.yaml a run writes holds
+// the resolved values.
+//
 // Headroom is not a setting: it follows REFERENCE.md 3.3 from each port's
 // rate and link delay.
 //

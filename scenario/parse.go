@@ -47,10 +47,12 @@ func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
 	if err := d.resolvePlugins(s); err != nil {
 		return nil, err
 	}
+	idx := buildIndex(root)
+	applyECNDefaults(s, func(path string) bool { _, ok := idx[path]; return ok })
 	if err := s.Validate(); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
-			return nil, d.locate(buildIndex(root), fe)
+			return nil, d.locate(idx, fe)
 		}
 		return nil, &Error{File: file, Msg: err.Error()}
 	}

@@ -38,6 +38,11 @@ type Plugin struct {
 	// checks nothing. A *FieldError's Path is relative to the sub-map
 	// ("slots_backlog"), so the error lands on that field's line.
 	Validate func(params any) error
+	// ECN, for a congestion-control algorithm, is the switch marking its
+	// reference runs use (REFERENCE.md 3.4), given at ECN.BaseRate: it
+	// replaces the switch.ecn defaults for each of kmin, kmax and pmax the
+	// scenario does not give. nil keeps the switch defaults.
+	ECN *ECN
 }
 
 // NoParams is the parameter struct of a plugin without knobs; it prints
@@ -97,7 +102,36 @@ var algorithms = []Plugin{
 	ccPlugin("dcqcn", "DCQCN, Mellanox variant (reference CC mode 1): ECN/CNP-driven rate control", dcqcn.DefaultParams),
 	ccPlugin("hpcc", "HPCC (reference CC mode 3): INT-driven window and rate", hpcc.DefaultParams),
 	ccPlugin("timely", "TIMELY as in the reference model (CC mode 7): RTT-gradient rate control", timely.DefaultParams),
-	ccPlugin("dctcp", "rate-based hardware DCTCP (reference CC mode 8): ECN-fraction rate control", dctcp.DefaultParams),
+	withECN(ccPlugin("dctcp", "rate-based hardware DCTCP (reference CC mode 8): ECN-fraction rate control; switch ECN defaults K = 300KB at 100G, pmax 1",
+		dctcp.DefaultParams), ECN{BaseRate: Rate(100 * engine.Gbps), KMin: Size(300 * engine.KB), KMax: Size(300 * engine.KB), PMax: 1}),
+}
+
+func withECN(p Plugin, e ECN) Plugin {
+	p.ECN = &e
+	return p
+}
+
+// applyECNDefaults gives the switch the active CC algorithm's ECN
+// thresholds (scaled to switch.ecn.base_rate) for each of kmin, kmax and
+// pmax that set does not name: a DCTCP run marks at K = 300KB per 100
+// Gbps unless the scenario says otherwise. set reports whether the
+// scenario (file, base or --set) gives a field by its dotted path.
+func applyECNDefaults(s *Scenario, set func(path string) bool) {
+	alg, ok := LookupAlgorithm(s.CC.Algorithm)
+	if !ok || alg.ECN == nil || s.Switch.ECN.BaseRate <= 0 {
+		return // an unknown algorithm or a bad rate is Validate's to report
+	}
+	e, p := &s.Switch.ECN, alg.ECN
+	base, from := engine.Rate(e.BaseRate), engine.Rate(p.BaseRate)
+	if !set("switch.ecn.kmin") {
+		e.KMin = Size(scaleBytes(int64(p.KMin), base, from))
+	}
+	if !set("switch.ecn.kmax") {
+		e.KMax = Size(scaleBytes(int64(p.KMax), base, from))
+	}
+	if !set("switch.ecn.pmax") {
+		e.PMax = p.PMax
+	}
 }
 
 // validator is a CC algorithm's Params: its Validate returns a

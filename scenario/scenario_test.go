@@ -513,3 +513,37 @@ func TestValidateGoBuilt(t *testing.T) {
 		t.Errorf("nil params not printed as defaults:\n%s", s.YAML())
 	}
 }
+
+// The switch's ECN thresholds follow the CC algorithm (REFERENCE.md 3.4)
+// field by field, unless the scenario gives them.
+func TestECNDefaultsFollowCC(t *testing.T) {
+	kb := func(n int64) Size { return Size(n * engine.KB) }
+	for _, tc := range []struct {
+		name       string
+		sets       []string
+		kmin, kmax Size
+		pmax       float64
+	}{
+		{"dcqcn keeps the switch defaults", []string{"cc.algorithm=dcqcn"}, kb(400), kb(1600), 0.2},
+		{"dctcp marks at K", []string{"cc.algorithm=dctcp"}, kb(300), kb(300), 1},
+		{"dctcp scaled to the base rate", []string{"cc.algorithm=dctcp", "switch.ecn.base_rate=25Gbps"}, kb(75), kb(75), 1},
+		{"a given kmin stays", []string{"cc.algorithm=dctcp", "switch.ecn.kmin=100KB"}, kb(100), kb(300), 1},
+		{"a given pmax stays", []string{"cc.algorithm=dctcp", "switch.ecn={pmax: 0.5}"}, kb(300), kb(300), 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Load("default", tc.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := s.Switch.ECN
+			if e.KMin != tc.kmin || e.KMax != tc.kmax || e.PMax != tc.pmax {
+				t.Fatalf("ecn %v/%v/%v, want %v/%v/%v", e.KMin, e.KMax, e.PMax, tc.kmin, tc.kmax, tc.pmax)
+			}
+		})
+	}
+	// A given kmin above the CC's kmax is still an error, on kmin's --set.
+	_, err := Load("default", []string{"cc.algorithm=dctcp", "switch.ecn.kmin=400KB"})
+	if err == nil || !strings.Contains(err.Error(), "switch.ecn.kmin") {
+		t.Fatalf("kmin 400KB over dctcp's kmax 300KB: got %v, want an error on switch.ecn.kmin", err)
+	}
+}
