@@ -216,7 +216,7 @@ func (h *Host) post(m *Message) {
 	m.FirstClass = -1
 	c.Counters.MessagesPosted++
 	qp := h.qpFor(m)
-	m.QP = qp
+	m.QP, m.QPID = qp, qp.ID
 	m.start = qp.tx.End
 	qp.tx.Post(m.Size)
 	m.end = qp.tx.End
@@ -672,6 +672,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 			if c.OnComplete != nil {
 				c.OnComplete(m)
 			}
+			m.QP = nil
 		}
 		clear(finished)
 	}

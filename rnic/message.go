@@ -14,11 +14,15 @@ type Message struct {
 	User      any    // the workload's own handle, returned untouched on completion
 
 	// Filled in by the NIC.
-	Posted        engine.Time // when it was posted (the FCT start)
-	Finished      engine.Time // when the ACK of its last byte arrived
-	Done          bool
+	Posted   engine.Time // when it was posted (the FCT start)
+	Finished engine.Time // when the ACK of its last byte arrived
+	Done     bool
+	// QP carries the message while it is pending; it is nil once the
+	// message is done (after OnComplete), so that finished messages do not
+	// keep their QPs' transport, CC and scheduler state alive. QPID stays.
 	QP            *QP
-	FirstClass    int8 // class of its first data packet, -1 until sent
+	QPID          int64 // the QP's ID, set when the message is posted
+	FirstClass    int8  // class of its first data packet, -1 until sent
 	Retransmitted int64
 
 	start, end int64 // byte range in the QP's stream
@@ -26,6 +30,9 @@ type Message struct {
 
 // Remaining is the number of its bytes not yet sent (from the QP's send point).
 func (m *Message) Remaining() int64 {
+	if m.Done {
+		return 0
+	}
 	if m.QP == nil {
 		return m.Size
 	}

@@ -369,7 +369,7 @@ func TestSRPTMatchesPacketLevelModel(t *testing.T) {
 	}
 	want := packetSRPT(arr, size)
 	for i, m := range sim.Messages {
-		if got := obs.end[m.QP.ID]; got != want[i] {
+		if got := obs.end[m.QPID]; got != want[i] {
 			t.Fatalf("flow %d (%d B, posted %v): last packet left at %v, packet-level SRPT says %v",
 				m.ID, m.Size, m.Posted, got, want[i])
 		}

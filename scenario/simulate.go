@@ -130,9 +130,7 @@ func (s *Sim) flowRecords(runID string) []analysis.FlowRecord {
 			StartNs:    m.Posted.Nanoseconds(),
 			IdealFctNs: analysis.IdealFCT(m.Size, int64(sc.NIC.MTU), hdr, p.baseRTT, p.bottleneck).Nanoseconds(),
 			InWindow:   m.Posted >= warm && m.Posted < dur, RetransmittedBytes: m.Retransmitted}
-		if m.QP != nil {
-			f.QP = m.QP.ID
-		}
+		f.QP = m.QPID
 		if m.Done {
 			f.SetFinish(m.Finished.Nanoseconds())
 		}

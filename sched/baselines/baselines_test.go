@@ -75,7 +75,7 @@ func TestSRPTTags(t *testing.T) {
 			t.Fatal(r.Stuck())
 		}
 		for off, want := range c.want {
-			if got := log.class[[2]int64{m.QP.ID, off}]; got != want {
+			if got := log.class[[2]int64{m.QPID, off}]; got != want {
 				t.Errorf("%s %d B: packet at %d (remaining %d) in class %d, want %d", c.tagging, c.size, off, c.size-off, got, want)
 			}
 		}
@@ -94,7 +94,7 @@ func TestPIASLevels(t *testing.T) {
 		t.Fatal(r.Stuck())
 	}
 	for off, want := range map[int64]uint8{0: 1, 24_000: 1, 25_000: 2, 73_000: 2, 74_000: 3, 1_482_000: 3, 1_483_000: 4, 1_999_000: 4} {
-		if got := log.class[[2]int64{m.QP.ID, off}]; got != want {
+		if got := log.class[[2]int64{m.QPID, off}]; got != want {
 			t.Errorf("packet after %d B sent in class %d, want %d", off, got, want)
 		}
 	}
