@@ -86,57 +86,94 @@ func ReadCollectives(path string) ([]CollectiveRecord, error) {
 func ReadSamples(path string) ([]SampleRecord, error) { return readRecords[SampleRecord](path) }
 
 func readRecords[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
+	var rows []T
+	err := scanRecords(path, func(n int64) { rows = make([]T, 0, min(max(n, 0), 1<<20)) },
+		func(batch []T) { rows = append(rows, batch...) })
 	if err != nil {
 		return nil, err
+	}
+	return rows, nil
+}
+
+// ReadFlowStats reads the in-window flows of a flows.parquet file as
+// FlowStats (Stats of ReadFlows), a batch at a time, so that reading a
+// file of millions of flows never holds them all as FlowRecords.
+func ReadFlowStats(path string) ([]FlowStat, error) {
+	var out []FlowStat
+	err := scanRecords(path, func(int64) {}, func(batch []FlowRecord) { out = append(out, Stats(batch)...) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanRecords opens path and decodes its rows as T, passing them to each
+// in batches (the batch is reused: each must copy what it keeps). start
+// gets the footer's row count first.
+func scanRecords[T any](path string, start func(rows int64), each func(batch []T)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rows, err := decodeRecords[T](f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	if err := decodeEach(f, st.Size(), start, each); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
 	}
-	return rows, nil
+	return nil
 }
 
 // decodeRecords reads every row of a parquet file as T. A corrupt file is
 // an error, never a panic: parquet-go panics on some malformed inputs, and
 // those panics are turned into errors here.
 func decodeRecords[T any](r io.ReaderAt, size int64) (rows []T, err error) {
-	defer recoverCorrupt(&err)
-	pf, err := openParquet(r, size)
+	err = decodeEach(r, size, func(n int64) { rows = make([]T, 0, min(max(n, 0), 1<<20)) },
+		func(batch []T) { rows = append(rows, batch...) })
 	if err != nil {
 		return nil, err
 	}
+	return rows, nil
+}
+
+// decodeEach is decodeRecords a batch at a time: start gets the footer's
+// row count (trusted only to size a first allocation: a corrupt footer
+// must not make a huge one), each gets the rows in order in batches of at
+// most 4096, reusing one buffer.
+func decodeEach[T any](r io.ReaderAt, size int64, start func(rows int64), each func(batch []T)) (err error) {
+	defer recoverCorrupt(&err)
+	pf, err := openParquet(r, size)
+	if err != nil {
+		return err
+	}
 	if err := checkColumns(parquet.SchemaOf(new(T)), pf.Schema()); err != nil {
-		return nil, err
+		return err
 	}
 	pr := parquet.NewGenericReader[T](pf)
 	defer pr.Close()
-	// Read in chunks, trusting the footer's row count only up to a point:
-	// a corrupt footer must not make one huge allocation.
-	rows = make([]T, 0, min(max(pf.NumRows(), 0), 1<<20))
+	start(pf.NumRows())
 	buf := make([]T, 4096)
+	var total int64
 	for {
 		n, err := pr.Read(buf)
-		rows = append(rows, buf[:n]...)
+		each(buf[:n])
+		total += int64(n)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("reader made no progress after %d rows", len(rows))
+			return fmt.Errorf("reader made no progress after %d rows", total)
 		}
 	}
-	if int64(len(rows)) != pf.NumRows() {
-		return nil, fmt.Errorf("read %d rows, footer says %d", len(rows), pf.NumRows())
+	if total != pf.NumRows() {
+		return fmt.Errorf("read %d rows, footer says %d", total, pf.NumRows())
 	}
-	return rows, nil
+	return nil
 }
 
 func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {

@@ -446,3 +446,37 @@ func TestRunColumns(t *testing.T) {
 		t.Errorf("RunColumns() = %v, want 25 columns from run_id to counters", got)
 	}
 }
+
+// ReadFlowStats, batch by batch, gives what Stats gives on the whole file
+// (more rows than one 4096-row batch, unfinished and out-of-window flows
+// among them), and AnalyzeStats on it equals Analyze on the records.
+func TestReadFlowStats(t *testing.T) {
+	dir := t.TempDir()
+	writeAll(t, dir)
+	path := filepath.Join(dir, "big.parquet")
+	if err := WriteFlows(path, sampleFlows(10_000)); err != nil {
+		t.Fatal(err)
+	}
+	flows, err := ReadFlows(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFlowStats(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Stats(flows)
+	if len(want) == len(flows) || len(want) == 0 {
+		t.Fatalf("%d of %d flows in window: the sample should have both kinds", len(want), len(flows))
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateNaNs()); diff != "" {
+		t.Fatalf("ReadFlowStats differs from Stats(ReadFlows) (-want +got):\n%s", diff)
+	}
+	a, b := Analyze(flows, 5, 100_000), AnalyzeStats(got, 5, 100_000)
+	if diff := cmp.Diff(a, b, cmpopts.EquateNaNs()); diff != "" {
+		t.Fatalf("AnalyzeStats differs from Analyze (-want +got):\n%s", diff)
+	}
+	if _, err := ReadFlowStats(filepath.Join(dir, RunFile)); err == nil {
+		t.Fatal("ReadFlowStats of run.parquet: no error")
+	}
+}

@@ -37,23 +37,51 @@ func Pctl(sorted []float64, p float64) float64 {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-// Summarize summarises the in-window flows (in_window true); flows outside
-// the window are ignored. The result does not depend on the order of flows.
-func Summarize(flows []FlowRecord) Summary {
-	var s Summary
-	sd := make([]float64, 0, len(flows))
+// FlowStat is what the summaries need of one in-window flow: its size and
+// its unclamped slowdown, NaN when it did not finish. 16 bytes against a
+// FlowRecord's ~150 plus its nullable fields, so that a report over
+// hundreds of runs of millions of flows fits in memory.
+type FlowStat struct {
+	SizeBytes int64
+	Slowdown  float64
+}
+
+// Finished reports whether the flow finished (its slowdown is not NaN).
+func (f FlowStat) Finished() bool { return !math.IsNaN(f.Slowdown) }
+
+// Stats returns the FlowStats of the in-window flows, in input order.
+func Stats(flows []FlowRecord) []FlowStat {
+	out := make([]FlowStat, 0, len(flows))
 	for i := range flows {
 		f := &flows[i]
 		if !f.InWindow {
 			continue
 		}
+		sd := math.NaN()
+		if f.Finished() {
+			sd = *f.Slowdown
+		}
+		out = append(out, FlowStat{SizeBytes: f.SizeBytes, Slowdown: sd})
+	}
+	return out
+}
+
+// Summarize summarises the in-window flows (in_window true); flows outside
+// the window are ignored. The result does not depend on the order of flows.
+func Summarize(flows []FlowRecord) Summary { return SummarizeStats(Stats(flows)) }
+
+// SummarizeStats is Summarize over in-window flows' stats.
+func SummarizeStats(flows []FlowStat) Summary {
+	sd := make([]float64, 0, len(flows))
+	unfinished := 0
+	for _, f := range flows {
 		if !f.Finished() {
-			s.Unfinished++
+			unfinished++
 			continue
 		}
-		sd = append(sd, *f.Slowdown)
+		sd = append(sd, f.Slowdown)
 	}
-	return summarize(sd, s.Unfinished)
+	return summarize(sd, unfinished)
 }
 
 // summarize builds a Summary from raw slowdowns; it clamps and sorts sd in
@@ -82,19 +110,20 @@ func summarize(sd []float64, unfinished int) Summary {
 // those larger (large) separately; with bytes = BDP this is the split
 // STORM's design uses.
 func SplitAt(flows []FlowRecord, bytes int64) (small, large Summary) {
+	return SplitStats(Stats(flows), bytes)
+}
+
+// SplitStats is SplitAt over in-window flows' stats.
+func SplitStats(flows []FlowStat, bytes int64) (small, large Summary) {
 	var sdSmall, sdLarge []float64
 	var unSmall, unLarge int
-	for i := range flows {
-		f := &flows[i]
-		if !f.InWindow {
-			continue
-		}
+	for _, f := range flows {
 		sd, un := &sdLarge, &unLarge
 		if f.SizeBytes <= bytes {
 			sd, un = &sdSmall, &unSmall
 		}
 		if f.Finished() {
-			*sd = append(*sd, *f.Slowdown)
+			*sd = append(*sd, f.Slowdown)
 		} else {
 			*un++
 		}
@@ -123,15 +152,18 @@ type Bucket struct {
 // is kept. Ties in size keep the flows' order in the input (flow_id order
 // as written). A stepPercent outside 1..100 is clamped into that range.
 func Buckets(flows []FlowRecord, stepPercent int) []Bucket {
+	return BucketStats(Stats(flows), stepPercent)
+}
+
+// BucketStats is Buckets over in-window flows' stats.
+func BucketStats(flows []FlowStat, stepPercent int) []Bucket {
 	step := min(max(stepPercent, 1), 100)
 	// Keys sorted by (size, index) are a stable sort by size, at pdqsort's
 	// speed rather than a stable merge's, on a compact array.
 	type key struct{ size, idx int64 }
-	kept := make([]key, 0, len(flows))
+	kept := make([]key, len(flows))
 	for i := range flows {
-		if flows[i].InWindow {
-			kept = append(kept, key{flows[i].SizeBytes, int64(i)})
-		}
+		kept[i] = key{flows[i].SizeBytes, int64(i)}
 	}
 	slices.SortFunc(kept, func(a, b key) int {
 		if a.size != b.size {
@@ -149,8 +181,8 @@ func Buckets(flows []FlowRecord, stepPercent int) []Bucket {
 		var sd []float64
 		unfinished := 0
 		for _, k := range kept[lo:hi] {
-			if f := &flows[k.idx]; f.Finished() {
-				sd = append(sd, *f.Slowdown)
+			if f := flows[k.idx]; f.Finished() {
+				sd = append(sd, f.Slowdown)
 			} else {
 				unfinished++
 			}
@@ -179,14 +211,19 @@ type Analysis struct {
 // Analyze summarises flows overall, split at splitBytes (0 for no split)
 // and in buckets of stepPercent percent.
 func Analyze(flows []FlowRecord, stepPercent int, splitBytes int64) Analysis {
+	return AnalyzeStats(Stats(flows), stepPercent, splitBytes)
+}
+
+// AnalyzeStats is Analyze over in-window flows' stats.
+func AnalyzeStats(flows []FlowStat, stepPercent int, splitBytes int64) Analysis {
 	a := Analysis{
-		Overall:     Summarize(flows),
+		Overall:     SummarizeStats(flows),
 		SplitBytes:  splitBytes,
 		StepPercent: min(max(stepPercent, 1), 100),
-		Buckets:     Buckets(flows, stepPercent),
+		Buckets:     BucketStats(flows, stepPercent),
 	}
 	if splitBytes > 0 {
-		a.Small, a.Large = SplitAt(flows, splitBytes)
+		a.Small, a.Large = SplitStats(flows, splitBytes)
 	}
 	return a
 }

@@ -157,8 +157,8 @@ func cdfPlot(groups []*Group, labels []string) (*plot.Plot, error) {
 	for i, g := range groups {
 		var sd []float64
 		for _, f := range g.flows {
-			if f.InWindow && f.Finished() {
-				sd = append(sd, max(*f.Slowdown, 1))
+			if f.Finished() {
+				sd = append(sd, max(f.Slowdown, 1))
 			}
 		}
 		slices.Sort(sd)

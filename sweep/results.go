@@ -17,13 +17,16 @@ import (
 )
 
 // RunResult is one complete run directory: its run.parquet row and
-// swept parameters, its flows, and its iterations when the run had a
-// training workload.
+// swept parameters, the size and slowdown of its in-window flows, and its
+// iterations when the run had a training workload. Only what the
+// summaries need of a flow is kept (16 bytes, not a whole FlowRecord), so
+// that a report over a 420-point sweep with millions of flows per point
+// fits in memory; the flows themselves stay in each run's flows.parquet.
 type RunResult struct {
 	Dir        string
 	Run        analysis.RunRecord
 	Params     []analysis.Param
-	Flows      []analysis.FlowRecord
+	Flows      []analysis.FlowStat
 	Iterations []analysis.IterationRecord
 }
 
@@ -94,7 +97,7 @@ func readRun(dir string) (*RunResult, error) {
 		return nil, err
 	}
 	r := &RunResult{Dir: dir, Run: rr, Params: params}
-	if r.Flows, err = analysis.ReadFlows(filepath.Join(dir, analysis.FlowsFile)); err != nil {
+	if r.Flows, err = analysis.ReadFlowStats(filepath.Join(dir, analysis.FlowsFile)); err != nil {
 		return nil, err
 	}
 	it := filepath.Join(dir, analysis.IterationsFile)
@@ -201,7 +204,7 @@ type Group struct {
 	// property of each run's topology, which groups may mix).
 	Analysis   analysis.Analysis
 	Iterations IterationSummary
-	flows      []analysis.FlowRecord
+	flows      []analysis.FlowStat
 }
 
 // Label is "k1=v1 k2=v2", or "all" without grouping columns.
@@ -224,8 +227,8 @@ func (g *Group) ShortLabel() string {
 	return strings.Join(g.Values, " / ")
 }
 
-// Flows are the group's flows, every run's in run order.
-func (g *Group) Flows() []analysis.FlowRecord { return g.flows }
+// Flows are the stats of the group's in-window flows, every run's in run order.
+func (g *Group) Flows() []analysis.FlowStat { return g.flows }
 
 // IterationSummary describes the iteration times of a group's training
 // runs, in ns. Count is 0 when no run had iterations.parquet; the other
@@ -279,11 +282,16 @@ func (r *Results) Group(keys []string) ([]*Group, error) {
 	})
 	for _, g := range groups {
 		var its []analysis.IterationRecord
+		n := 0
+		for _, run := range g.Runs {
+			n += len(run.Flows)
+		}
+		g.flows = make([]analysis.FlowStat, 0, n)
 		for _, run := range g.Runs {
 			g.flows = append(g.flows, run.Flows...)
 			its = append(its, run.Iterations...)
 		}
-		g.Analysis = analysis.Analyze(g.flows, analysis.DefaultStepPercent, 0)
+		g.Analysis = analysis.AnalyzeStats(g.flows, analysis.DefaultStepPercent, 0)
 		g.Iterations = summarizeIterations(its)
 	}
 	return groups, nil
