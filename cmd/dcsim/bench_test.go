@@ -26,6 +26,16 @@ func BenchmarkNetwork(b *testing.B) {
 	}
 }
 
+// BenchmarkSchedulers is the STORM comparison's network (the storm-cloud
+// built-in: per-pair QPs, strict-priority switches, DCQCN, WebSearch 50%)
+// for 1 ms of arrivals plus the drain, once per RNIC scheduler: the cost
+// of the schedulers' heaps and bookkeeping on top of the fabric.
+func BenchmarkSchedulers(b *testing.B) {
+	for _, s := range []string{"fair", "srpt", "pias", "storm"} {
+		b.Run(s, func(b *testing.B) { benchScenario(b, "storm-cloud", "duration=1ms", "nic.scheduler="+s) })
+	}
+}
+
 // BenchmarkDefaultRun is `dcsim run` without writing files: the same network
 // with 10 ms of arrivals (7.8M data packets). It takes about 20 s per
 // iteration, so it is run by name only:
@@ -33,13 +43,15 @@ func BenchmarkNetwork(b *testing.B) {
 //	go test ./cmd/dcsim -run '^$' -bench DefaultRun -benchtime 1x -count 3
 func BenchmarkDefaultRun(b *testing.B) { benchRun(b) }
 
-func benchRun(b *testing.B, sets ...string) {
+func benchRun(b *testing.B, sets ...string) { benchScenario(b, "default", sets...) }
+
+func benchScenario(b *testing.B, name string, sets ...string) {
 	var pkts, events int64
 	var mallocs, structs uint64
 	var heap uint64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		s, err := scenario.Load("default", sets)
+		s, err := scenario.Load(name, sets)
 		if err != nil {
 			b.Fatal(err)
 		}

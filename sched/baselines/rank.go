@@ -5,6 +5,7 @@ import (
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/iheap"
 	"github.com/dcsim/dcsim/rnic"
 )
 
@@ -22,19 +23,22 @@ type ranked struct {
 	stalled bool  // the guard holds the QP back
 }
 
-func lessRanked(a, b *ranked) bool {
+// Less orders ranked QPs by (k1, id).
+func (a *ranked) Less(b *ranked) bool {
 	if a.k1 != b.k1 {
 		return a.k1 < b.k1
 	}
 	return a.id < b.id
 }
 
+func (a *ranked) Index() *int { return &a.idx }
+
 // classHeaps holds the eligible QPs of one NIC in one binary min-heap per
-// data class. A decision reads the heads of the classes that are not
-// paused, O(classes), and reorders the served QP in O(log n). Typed, so nothing is boxed; in steady state nothing is
-// allocated.
+// data class (internal/iheap). A decision reads the heads of the classes
+// that are not paused, O(classes), and reorders the served QP in
+// O(log n); in steady state nothing is allocated.
 type classHeaps struct {
-	h [fabric.NumClasses][]*ranked
+	h [fabric.NumClasses]iheap.Heap[ranked, *ranked]
 }
 
 // set puts r in class c's heap with key k1, moving it if it was elsewhere.
@@ -42,51 +46,30 @@ func (hs *classHeaps) set(r *ranked, c uint8, k1 int64) {
 	if r.class == c {
 		if r.k1 != k1 {
 			r.k1 = k1
-			hs.fix(r)
+			hs.h[c].Fix(r)
 		}
 		return
 	}
 	hs.remove(r)
 	r.k1 = k1
 	r.class = c
-	h := &hs.h[c]
-	r.idx = len(*h)
-	*h = append(*h, r)
-	hs.up(c, r.idx)
+	hs.h[c].Push(r)
 }
 
 // remove takes r out of its heap, if it is in one.
 func (hs *classHeaps) remove(r *ranked) {
-	c := r.class
-	if c == 0 {
+	if r.class == 0 {
 		return
 	}
-	h := hs.h[c]
-	i, n := r.idx, len(h)-1
-	if i != n {
-		hs.swap(c, i, n)
-	}
-	h[n] = nil
-	hs.h[c] = h[:n]
-	if i != n {
-		if !hs.down(c, i) {
-			hs.up(c, i)
-		}
-	}
-	r.class, r.idx = 0, -1
-}
-
-func (hs *classHeaps) fix(r *ranked) {
-	if !hs.down(r.class, r.idx) {
-		hs.up(r.class, r.idx)
-	}
+	hs.h[r.class].Remove(r)
+	r.class = 0
 }
 
 // min returns the best QP of the highest-priority class not in paused.
 func (hs *classHeaps) min(paused uint8) *ranked {
 	for c := uint8(1); c < fabric.NumClasses; c++ {
-		if paused&(1<<c) == 0 && len(hs.h[c]) > 0 {
-			return hs.h[c][0]
+		if paused&(1<<c) == 0 && hs.h[c].Len() > 0 {
+			return hs.h[c].Min()
 		}
 	}
 	return nil
@@ -97,51 +80,11 @@ func (hs *classHeaps) min(paused uint8) *ranked {
 func (hs *classHeaps) best(paused uint8) *ranked {
 	var b *ranked
 	for c := uint8(1); c < fabric.NumClasses; c++ {
-		if paused&(1<<c) == 0 && len(hs.h[c]) > 0 && (b == nil || lessRanked(hs.h[c][0], b)) {
-			b = hs.h[c][0]
+		if paused&(1<<c) == 0 && hs.h[c].Len() > 0 && (b == nil || hs.h[c].Min().Less(b)) {
+			b = hs.h[c].Min()
 		}
 	}
 	return b
-}
-
-func (hs *classHeaps) swap(c uint8, i, j int) {
-	h := hs.h[c]
-	h[i], h[j] = h[j], h[i]
-	h[i].idx = i
-	h[j].idx = j
-}
-
-func (hs *classHeaps) up(c uint8, i int) {
-	h := hs.h[c]
-	for i > 0 {
-		p := (i - 1) / 2
-		if !lessRanked(h[i], h[p]) {
-			return
-		}
-		hs.swap(c, i, p)
-		i = p
-	}
-}
-
-func (hs *classHeaps) down(c uint8, i int) bool {
-	h := hs.h[c]
-	start, n := i, len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && lessRanked(h[r], h[l]) {
-			m = r
-		}
-		if !lessRanked(h[m], h[i]) {
-			break
-		}
-		hs.swap(c, i, m)
-		i = m
-	}
-	return i > start
 }
 
 // levelOf maps x onto thresholds t (ascending): 1 if x <= t[0], j if
