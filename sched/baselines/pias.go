@@ -90,10 +90,9 @@ func PIASTable(table string, queues int) ([]int64, bool) {
 // round-robin switch classes, its later low-priority packets can overtake
 // earlier ones, which in-order RoCEv2 answers with a NACK.
 type PIAS struct {
-	p      PIASParams
-	heaps  classHeaps
-	clock  int64 // decisions made: the round-robin stamp
-	stalls int64
+	p PIASParams
+	rankedBase
+	clock int64 // decisions made: the round-robin stamp
 }
 
 // NewPIAS returns a factory of PIAS schedulers, one per NIC. p must be
@@ -104,20 +103,6 @@ func NewPIAS(p PIASParams) func(h *rnic.Host) rnic.Scheduler {
 	}
 	p.Thresholds = slices.Clone(p.Thresholds)
 	return func(*rnic.Host) rnic.Scheduler { return &PIAS{p: p} }
-}
-
-func (s *PIAS) Attach(*rnic.Host)                    {}
-func (s *PIAS) Posted(*rnic.QP, *rnic.Message)       {}
-func (s *PIAS) Control(engine.Time, *fabric.Packet)  {}
-func (s *PIAS) Received(engine.Time, *fabric.Packet) {}
-
-// QPOpened implements rnic.Scheduler.
-func (s *PIAS) QPOpened(qp *rnic.QP) { qp.SchedState = &ranked{qp: qp, id: qp.ID, idx: -1} }
-
-// QPClosed implements rnic.Scheduler.
-func (s *PIAS) QPClosed(qp *rnic.QP) {
-	s.heaps.remove(qp.SchedState.(*ranked))
-	qp.SchedState = nil
 }
 
 // HOLChanged implements rnic.Scheduler.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dcsim/dcsim/cc"
+	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/internal/iheap"
 	"github.com/dcsim/dcsim/rnic"
@@ -32,6 +33,28 @@ func (a *ranked) Less(b *ranked) bool {
 }
 
 func (a *ranked) Index() *int { return &a.idx }
+
+// rankedBase is what SRPT and PIAS share: a ranked state per QP in
+// per-class heaps, the guard's stall count, and no-ops for the events
+// neither uses.
+type rankedBase struct {
+	heaps  classHeaps
+	stalls int64
+}
+
+func (s *rankedBase) Attach(*rnic.Host)                    {}
+func (s *rankedBase) Posted(*rnic.QP, *rnic.Message)       {}
+func (s *rankedBase) Control(engine.Time, *fabric.Packet)  {}
+func (s *rankedBase) Received(engine.Time, *fabric.Packet) {}
+
+// QPOpened implements rnic.Scheduler.
+func (s *rankedBase) QPOpened(qp *rnic.QP) { qp.SchedState = &ranked{qp: qp, id: qp.ID, idx: -1} }
+
+// QPClosed implements rnic.Scheduler.
+func (s *rankedBase) QPClosed(qp *rnic.QP) {
+	s.heaps.remove(qp.SchedState.(*ranked))
+	qp.SchedState = nil
+}
 
 // classHeaps holds the eligible QPs of one NIC in one binary min-heap per
 // data class (internal/iheap). A decision reads the heads of the classes

@@ -79,9 +79,8 @@ func (p SRPTParams) Validate() error {
 // tagging does on RoCE (Guard "off", the default); "inherit" and "stall"
 // prevent it, and "single" tagging never changes class.
 type SRPT struct {
-	p      SRPTParams
-	heaps  classHeaps
-	stalls int64
+	p SRPTParams
+	rankedBase
 }
 
 // NewSRPT returns a factory of SRPT schedulers, one per NIC. p must be
@@ -92,20 +91,6 @@ func NewSRPT(p SRPTParams) func(h *rnic.Host) rnic.Scheduler {
 	}
 	p.Thresholds = slices.Clone(p.Thresholds)
 	return func(*rnic.Host) rnic.Scheduler { return &SRPT{p: p} }
-}
-
-func (s *SRPT) Attach(*rnic.Host)                    {}
-func (s *SRPT) Posted(*rnic.QP, *rnic.Message)       {}
-func (s *SRPT) Control(engine.Time, *fabric.Packet)  {}
-func (s *SRPT) Received(engine.Time, *fabric.Packet) {}
-
-// QPOpened implements rnic.Scheduler.
-func (s *SRPT) QPOpened(qp *rnic.QP) { qp.SchedState = &ranked{qp: qp, id: qp.ID, idx: -1} }
-
-// QPClosed implements rnic.Scheduler.
-func (s *SRPT) QPClosed(qp *rnic.QP) {
-	s.heaps.remove(qp.SchedState.(*ranked))
-	qp.SchedState = nil
 }
 
 // HOLChanged implements rnic.Scheduler.
