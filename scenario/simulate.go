@@ -259,8 +259,14 @@ func (r *Result) Headline() string {
 	fmt.Fprintf(&b, "simulated %v (%d events, %d data packets) in %.1f s: %.0f events/s, %.0f packets/s\n",
 		r.Sim.Engine.Now(), r.Run.Events, k.DataPackets, r.Run.WallSeconds,
 		float64(r.Run.Events)/r.Run.WallSeconds, float64(k.DataPackets)/r.Run.WallSeconds)
-	fmt.Fprintf(&b, "flows %d posted, %d finished; achieved load %.3f; drops %d B; PFC pauses %d; NACKs %d; RTOs %d; CNPs %d\n",
-		r.Run.FlowsTotal, r.Run.FlowsDone, r.Run.AchievedLoad, r.Run.BytesDropped, r.Run.PFCPauseFrames,
+	achieved := ""
+	if k := sc.Workload.Kind; k != SimAI && k != Collective {
+		// A training run's duration is only its start window; the load
+		// of the flows that started in it says nothing.
+		achieved = fmt.Sprintf("; achieved load %.3f", r.Run.AchievedLoad)
+	}
+	fmt.Fprintf(&b, "flows %d posted, %d finished%s; drops %d B; PFC pauses %d; NACKs %d; RTOs %d; CNPs %d\n",
+		r.Run.FlowsTotal, r.Run.FlowsDone, achieved, r.Run.BytesDropped, r.Run.PFCPauseFrames,
 		r.Run.NACKs, r.Run.RTOTimeouts, r.Run.CNPs)
 	b.WriteString(r.Sim.trainingSummary())
 	if r.Run.FlowsTotal == 0 {
