@@ -61,4 +61,8 @@
 // than in maps (a map lookup per packet was 5% of a run). That costs 16
 // bytes per QP ever opened (per flow with per-flow mapping, so 16 MB per
 // million flows); a closed QP's slots are nil and its state is collected.
+// A finished Message drops its QP pointer (after OnComplete; QPID stays),
+// so the records a run keeps for flows.parquet do not hold closed QPs'
+// transport, CC and scheduler state: about 0.5 KB of heap per finished
+// flow, against 2 KB before.
 package rnic
