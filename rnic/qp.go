@@ -5,7 +5,6 @@ import (
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/internal/iheap"
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
@@ -205,23 +204,84 @@ func sortQPs(qs []*QP) {
 }
 
 // pacedHeap is a binary min-heap of QPs by pacing time (ties by id).
-// pacedQP gives a QP the heap's Less and Index without adding exported
-// methods to QP.
-type pacedHeap struct {
-	h iheap.Heap[pacedQP, *pacedQP]
-}
+type pacedHeap struct{ h []*QP }
 
-type pacedQP QP
-
-func (a *pacedQP) Less(b *pacedQP) bool {
+func (p *pacedHeap) len() int { return len(p.h) }
+func (p *pacedHeap) min() *QP { return p.h[0] }
+func lessPaced(a, b *QP) bool {
 	return a.nextAvail < b.nextAvail || (a.nextAvail == b.nextAvail && a.ID < b.ID)
 }
 
-func (a *pacedQP) Index() *int { return &a.pacedIdx }
+func (p *pacedHeap) push(q *QP) {
+	q.pacedIdx = len(p.h)
+	p.h = append(p.h, q)
+	p.up(q.pacedIdx)
+}
 
-func (p *pacedHeap) len() int     { return p.h.Len() }
-func (p *pacedHeap) min() *QP     { return (*QP)(p.h.Min()) }
-func (p *pacedHeap) push(q *QP)   { p.h.Push((*pacedQP)(q)) }
-func (p *pacedHeap) pop() *QP     { return (*QP)(p.h.Pop()) }
-func (p *pacedHeap) remove(q *QP) { p.h.Remove((*pacedQP)(q)) }
-func (p *pacedHeap) fix(q *QP)    { p.h.Fix((*pacedQP)(q)) }
+func (p *pacedHeap) pop() *QP {
+	q := p.h[0]
+	p.removeAt(0)
+	return q
+}
+
+func (p *pacedHeap) remove(q *QP) { p.removeAt(q.pacedIdx) }
+
+func (p *pacedHeap) fix(q *QP) {
+	if !p.down(q.pacedIdx) {
+		p.up(q.pacedIdx)
+	}
+}
+
+func (p *pacedHeap) removeAt(i int) {
+	q := p.h[i]
+	n := len(p.h) - 1
+	if i != n {
+		p.swap(i, n)
+	}
+	p.h[n] = nil
+	p.h = p.h[:n]
+	if i != n {
+		if !p.down(i) {
+			p.up(i)
+		}
+	}
+	q.pacedIdx = -1
+}
+
+func (p *pacedHeap) swap(i, j int) {
+	p.h[i], p.h[j] = p.h[j], p.h[i]
+	p.h[i].pacedIdx = i
+	p.h[j].pacedIdx = j
+}
+
+func (p *pacedHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !lessPaced(p.h[i], p.h[parent]) {
+			return
+		}
+		p.swap(i, parent)
+		i = parent
+	}
+}
+
+func (p *pacedHeap) down(i int) bool {
+	start := i
+	n := len(p.h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && lessPaced(p.h[r], p.h[l]) {
+			c = r
+		}
+		if !lessPaced(p.h[c], p.h[i]) {
+			break
+		}
+		p.swap(i, c)
+		i = c
+	}
+	return i > start
+}

@@ -6,7 +6,6 @@ import (
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
-	"github.com/dcsim/dcsim/internal/iheap"
 	"github.com/dcsim/dcsim/rnic"
 )
 
@@ -24,15 +23,12 @@ type ranked struct {
 	stalled bool  // the guard holds the QP back
 }
 
-// Less orders ranked QPs by (k1, id).
-func (a *ranked) Less(b *ranked) bool {
+func lessRanked(a, b *ranked) bool {
 	if a.k1 != b.k1 {
 		return a.k1 < b.k1
 	}
 	return a.id < b.id
 }
-
-func (a *ranked) Index() *int { return &a.idx }
 
 // rankedBase is what SRPT and PIAS share: a ranked state per QP in
 // per-class heaps, the guard's stall count, and no-ops for the events
@@ -57,11 +53,11 @@ func (s *rankedBase) QPClosed(qp *rnic.QP) {
 }
 
 // classHeaps holds the eligible QPs of one NIC in one binary min-heap per
-// data class (internal/iheap). A decision reads the heads of the classes
-// that are not paused, O(classes), and reorders the served QP in
-// O(log n); in steady state nothing is allocated.
+// data class. A decision reads the heads of the classes that are not
+// paused, O(classes), and reorders the served QP in O(log n). Typed, so nothing is boxed; in steady state nothing is
+// allocated.
 type classHeaps struct {
-	h [fabric.NumClasses]iheap.Heap[ranked, *ranked]
+	h [fabric.NumClasses][]*ranked
 }
 
 // set puts r in class c's heap with key k1, moving it if it was elsewhere.
@@ -69,30 +65,51 @@ func (hs *classHeaps) set(r *ranked, c uint8, k1 int64) {
 	if r.class == c {
 		if r.k1 != k1 {
 			r.k1 = k1
-			hs.h[c].Fix(r)
+			hs.fix(r)
 		}
 		return
 	}
 	hs.remove(r)
 	r.k1 = k1
 	r.class = c
-	hs.h[c].Push(r)
+	h := &hs.h[c]
+	r.idx = len(*h)
+	*h = append(*h, r)
+	hs.up(c, r.idx)
 }
 
 // remove takes r out of its heap, if it is in one.
 func (hs *classHeaps) remove(r *ranked) {
-	if r.class == 0 {
+	c := r.class
+	if c == 0 {
 		return
 	}
-	hs.h[r.class].Remove(r)
-	r.class = 0
+	h := hs.h[c]
+	i, n := r.idx, len(h)-1
+	if i != n {
+		hs.swap(c, i, n)
+	}
+	h[n] = nil
+	hs.h[c] = h[:n]
+	if i != n {
+		if !hs.down(c, i) {
+			hs.up(c, i)
+		}
+	}
+	r.class, r.idx = 0, -1
+}
+
+func (hs *classHeaps) fix(r *ranked) {
+	if !hs.down(r.class, r.idx) {
+		hs.up(r.class, r.idx)
+	}
 }
 
 // min returns the best QP of the highest-priority class not in paused.
 func (hs *classHeaps) min(paused uint8) *ranked {
 	for c := uint8(1); c < fabric.NumClasses; c++ {
-		if paused&(1<<c) == 0 && hs.h[c].Len() > 0 {
-			return hs.h[c].Min()
+		if paused&(1<<c) == 0 && len(hs.h[c]) > 0 {
+			return hs.h[c][0]
 		}
 	}
 	return nil
@@ -103,11 +120,51 @@ func (hs *classHeaps) min(paused uint8) *ranked {
 func (hs *classHeaps) best(paused uint8) *ranked {
 	var b *ranked
 	for c := uint8(1); c < fabric.NumClasses; c++ {
-		if paused&(1<<c) == 0 && hs.h[c].Len() > 0 && (b == nil || hs.h[c].Min().Less(b)) {
-			b = hs.h[c].Min()
+		if paused&(1<<c) == 0 && len(hs.h[c]) > 0 && (b == nil || lessRanked(hs.h[c][0], b)) {
+			b = hs.h[c][0]
 		}
 	}
 	return b
+}
+
+func (hs *classHeaps) swap(c uint8, i, j int) {
+	h := hs.h[c]
+	h[i], h[j] = h[j], h[i]
+	h[i].idx = i
+	h[j].idx = j
+}
+
+func (hs *classHeaps) up(c uint8, i int) {
+	h := hs.h[c]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !lessRanked(h[i], h[p]) {
+			return
+		}
+		hs.swap(c, i, p)
+		i = p
+	}
+}
+
+func (hs *classHeaps) down(c uint8, i int) bool {
+	h := hs.h[c]
+	start, n := i, len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && lessRanked(h[r], h[l]) {
+			m = r
+		}
+		if !lessRanked(h[m], h[i]) {
+			break
+		}
+		hs.swap(c, i, m)
+		i = m
+	}
+	return i > start
 }
 
 // levelOf maps x onto thresholds t (ascending): 1 if x <= t[0], j if

@@ -73,7 +73,7 @@ func (x *receiver) get() *rxTxn {
 func (x *receiver) pushCand(r *rxTxn) {
 	r.slot = slotNone
 	r.heap = r.kind()
-	x.cand[r.heap].Push(r)
+	x.cand[r.heap].push(r)
 }
 
 // data handles an announcing data packet.
@@ -141,10 +141,10 @@ func (x *receiver) data(now engine.Time, p *fabric.Packet) {
 		return
 	}
 	if r.kind() != r.heap {
-		x.cand[r.heap].Remove(r)
+		x.cand[r.heap].remove(r)
 		x.pushCand(r)
 	} else {
-		x.cand[r.heap].Fix(r)
+		x.cand[r.heap].fix(r)
 	}
 	x.preempt(now, r)
 	x.fill(now)
@@ -153,7 +153,7 @@ func (x *receiver) data(now engine.Time, p *fabric.Packet) {
 // finish forgets a transaction whose last byte arrived.
 func (x *receiver) finish(r *rxTxn) {
 	if r.slot == slotNone {
-		x.cand[r.heap].Remove(r)
+		x.cand[r.heap].remove(r)
 	} else {
 		x.leave(r)
 	}
@@ -177,9 +177,9 @@ func (x *receiver) leave(r *rxTxn) {
 // fill gives every free slot to the best candidate of its kind.
 func (x *receiver) fill(now engine.Time) {
 	for k := range x.occ {
-		for len(x.occ[k]) < x.slots[k] && x.cand[k].Len() > 0 {
-			r := x.cand[k].Min()
-			x.cand[k].Remove(r)
+		for len(x.occ[k]) < x.slots[k] && x.cand[k].len() > 0 {
+			r := x.cand[k].best()
+			x.cand[k].remove(r)
 			r.slot = int8(k)
 			x.occ[k] = append(x.occ[k], r)
 			x.grant(now, r)
@@ -196,11 +196,11 @@ func (x *receiver) preempt(now engine.Time, r *rxTxn) {
 	}
 	var worst *rxTxn
 	for _, o := range x.occ[k] {
-		if !o.small && (worst == nil || worst.Less(o)) {
+		if !o.small && (worst == nil || moreUrgent(worst, o)) {
 			worst = o
 		}
 	}
-	if worst == nil || !r.Less(worst) {
+	if worst == nil || !moreUrgent(r, worst) {
 		return
 	}
 	x.leave(worst)

@@ -54,8 +54,8 @@ func TestActiveSet(t *testing.T) {
 			if n := len(rx.occ[k]); n > rx.slots[k] {
 				t.Fatalf("at %v: slot kind %d has %d occupants, size %d", at, k, n, rx.slots[k])
 			}
-			if len(rx.occ[k]) < rx.slots[k] && rx.cand[k].Len() > 0 {
-				t.Fatalf("at %v: slot kind %d has room but %d candidates wait", at, k, rx.cand[k].Len())
+			if len(rx.occ[k]) < rx.slots[k] && rx.cand[k].len() > 0 {
+				t.Fatalf("at %v: slot kind %d has room but %d candidates wait", at, k, rx.cand[k].len())
 			}
 		}
 	}
