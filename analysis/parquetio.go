@@ -100,7 +100,10 @@ func readRecords[T any](path string) ([]T, error) {
 // file of millions of flows never holds them all as FlowRecords.
 func ReadFlowStats(path string) ([]FlowStat, error) {
 	var out []FlowStat
-	err := scanRecords(path, func(int64) {}, func(batch []FlowRecord) { out = append(out, Stats(batch)...) })
+	// Sized by the footer's row count (capped: a corrupt footer must not
+	// make a huge allocation), so a large file is not copied as it grows.
+	err := scanRecords(path, func(n int64) { out = make([]FlowStat, 0, min(max(n, 0), 1<<24)) },
+		func(batch []FlowRecord) { out = append(out, Stats(batch)...) })
 	if err != nil {
 		return nil, err
 	}

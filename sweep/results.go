@@ -282,13 +282,19 @@ func (r *Results) Group(keys []string) ([]*Group, error) {
 	})
 	for _, g := range groups {
 		var its []analysis.IterationRecord
-		n := 0
-		for _, run := range g.Runs {
-			n += len(run.Flows)
+		if len(g.Runs) == 1 {
+			g.flows = g.Runs[0].Flows // no copy: the summaries only read it
+		} else {
+			n := 0
+			for _, run := range g.Runs {
+				n += len(run.Flows)
+			}
+			g.flows = make([]analysis.FlowStat, 0, n)
+			for _, run := range g.Runs {
+				g.flows = append(g.flows, run.Flows...)
+			}
 		}
-		g.flows = make([]analysis.FlowStat, 0, n)
 		for _, run := range g.Runs {
-			g.flows = append(g.flows, run.Flows...)
 			its = append(its, run.Iterations...)
 		}
 		g.Analysis = analysis.AnalyzeStats(g.flows, analysis.DefaultStepPercent, 0)
