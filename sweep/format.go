@@ -46,11 +46,13 @@ func FormatGroups(w io.Writer, groups []*Group) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t") }
-	row(append(leftCols(keys), "runs", "finished", "unfinished", "below1", "mean", "p50", "p95", "p99")...)
+	row(append(leftCols(keys), "runs", "finished", "unfinished", "below1", "mean", "p50", "p95", "p99", "nacks", "rtos")...)
 	for _, g := range groups {
 		o := g.Analysis.Overall
+		nacks, rtos, _ := g.transportTotals()
 		row(append(leftCols(g.Values), strconv.Itoa(len(g.Runs)), strconv.Itoa(o.Count), strconv.Itoa(o.Unfinished),
-			strconv.Itoa(o.BelowOne), fmtStat(o.Mean), fmtStat(o.P50), fmtStat(o.P95), fmtStat(o.P99))...)
+			strconv.Itoa(o.BelowOne), fmtStat(o.Mean), fmtStat(o.P50), fmtStat(o.P95), fmtStat(o.P99),
+			strconv.FormatInt(nacks, 10), strconv.FormatInt(rtos, 10))...)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -88,8 +90,9 @@ func FormatGroups(w io.Writer, groups []*Group) error {
 // WriteCSV prints one CSV line per group with the grouping columns and
 // the statistics at full precision (Go's shortest round-trip float
 // format): runs, finished, unfinished, below_one, mean/p50/p95/p99
-// clamped slowdown, iterations and mean/p50/p99 iteration time in ns. A
-// statistic over nothing is "NaN".
+// clamped slowdown, iterations and mean/p50/p99 iteration time in ns,
+// then the group's runs' summed nacks, rto_timeouts and
+// pfc_pause_frames. A statistic over nothing is "NaN".
 func WriteCSV(w io.Writer, groups []*Group) error {
 	if len(groups) == 0 {
 		return ErrNoRuns
@@ -97,7 +100,8 @@ func WriteCSV(w io.Writer, groups []*Group) error {
 	cw := csv.NewWriter(w)
 	head := append(append([]string(nil), groups[0].Keys...), "runs", "finished", "unfinished", "below_one",
 		"mean_slowdown", "p50_slowdown", "p95_slowdown", "p99_slowdown",
-		"iterations", "mean_iteration_ns", "p50_iteration_ns", "p99_iteration_ns")
+		"iterations", "mean_iteration_ns", "p50_iteration_ns", "p99_iteration_ns",
+		"nacks", "rto_timeouts", "pfc_pause_frames")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -107,12 +111,26 @@ func WriteCSV(w io.Writer, groups []*Group) error {
 		rec := append(append([]string(nil), g.Values...), strconv.Itoa(len(g.Runs)), strconv.Itoa(o.Count),
 			strconv.Itoa(o.Unfinished), strconv.Itoa(o.BelowOne), f(o.Mean), f(o.P50), f(o.P95), f(o.P99),
 			strconv.Itoa(it.Count), f(it.Mean), f(it.P50), f(it.P99))
+		nacks, rtos, pauses := g.transportTotals()
+		rec = append(rec, strconv.FormatInt(nacks, 10), strconv.FormatInt(rtos, 10), strconv.FormatInt(pauses, 10))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// transportTotals sums the group's runs' go-back-N NACKs, retransmission
+// timeouts and PFC pause frames (run.parquet's nacks, rto_timeouts and
+// pfc_pause_frames): what reordering and congestion cost.
+func (g *Group) transportTotals() (nacks, rtos, pauses int64) {
+	for _, r := range g.Runs {
+		nacks += r.Run.NACKs
+		rtos += r.Run.RTOTimeouts
+		pauses += r.Run.PFCPauseFrames
+	}
+	return nacks, rtos, pauses
 }
 
 func fmtStat(v float64) string {

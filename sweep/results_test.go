@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -216,6 +217,20 @@ func TestFormatAndCSV(t *testing.T) {
 		want, _ := directMean(t, out, rec[0])
 		if math.Abs(got-want) > 1e-12*want {
 			t.Errorf("%s: CSV mean %v, direct %v", rec[0], got, want)
+		}
+	}
+	// The transport totals are the sums of the group's run.parquet columns.
+	if h := recs[0]; h[len(h)-3] != "nacks" || h[len(h)-2] != "rto_timeouts" || h[len(h)-1] != "pfc_pause_frames" {
+		t.Fatalf("CSV header ends %v, want nacks, rto_timeouts, pfc_pause_frames", h[len(h)-3:])
+	}
+	for i, g := range groups {
+		var nacks, rtos, pauses int64
+		for _, r := range g.Runs {
+			nacks, rtos, pauses = nacks+r.Run.NACKs, rtos+r.Run.RTOTimeouts, pauses+r.Run.PFCPauseFrames
+		}
+		rec := recs[i+1]
+		if want := fmt.Sprintf("%d %d %d", nacks, rtos, pauses); strings.Join(rec[len(rec)-3:], " ") != want {
+			t.Errorf("%s: CSV totals %v, want %s", g.Label(), rec[len(rec)-3:], want)
 		}
 	}
 	var svg bytes.Buffer
