@@ -116,7 +116,12 @@ func pointFiles(t *testing.T, out string) map[string]string {
 				t.Fatal(err)
 			}
 			r.WallSeconds, r.Version = 0, ""
-			m[rel] = fmt.Sprintf("%+v %v", r, params)
+			load := "null"
+			if r.Load != nil {
+				load = fmt.Sprint(*r.Load)
+			}
+			r.Load = nil // a pointer would print as an address
+			m[rel] = fmt.Sprintf("%+v load=%s %v", r, load, params)
 			continue
 		}
 		data, err := os.ReadFile(f)
