@@ -297,9 +297,13 @@ func TestReportBadInput(t *testing.T) {
 	}
 }
 
-// The example sweeps validate.
+// Every example sweep validates.
 func TestExampleSweeps(t *testing.T) {
-	for _, f := range []string{"../../examples/storm-cloud.yaml", "../../examples/slurm/tiny.yaml"} {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("example sweeps: %v, %v", files, err)
+	}
+	for _, f := range append(files, "../../examples/slurm/tiny.yaml") {
 		if code, stdout, stderr := runCLI(t, "validate", f); code != 0 || !strings.Contains(stdout, ": ok (sweep ") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", f, code, stdout, stderr)
 		}
