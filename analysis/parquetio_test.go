@@ -480,3 +480,18 @@ func TestReadFlowStats(t *testing.T) {
 		t.Fatal("ReadFlowStats of run.parquet: no error")
 	}
 }
+
+// AnalyzeParts over pieces equals AnalyzeStats over their concatenation,
+// ties in size across pieces included (bucket edges keep input order).
+func TestAnalyzePartsEqualsConcatenation(t *testing.T) {
+	all := Stats(sampleFlows(5000))
+	for i := range all {
+		all[i].SizeBytes = all[i].SizeBytes % 50 // many ties, across parts too
+	}
+	parts := [][]FlowStat{all[:1], all[1:1700], nil, all[1700:]}
+	want := AnalyzeStats(all, 5, 20)
+	got := AnalyzeParts(parts, 5, 20)
+	if diff := cmp.Diff(want, got, cmpopts.EquateNaNs()); diff != "" {
+		t.Fatalf("AnalyzeParts differs (-concatenated +parts):\n%s", diff)
+	}
+}

@@ -71,17 +71,30 @@ func Stats(flows []FlowRecord) []FlowStat {
 func Summarize(flows []FlowRecord) Summary { return SummarizeStats(Stats(flows)) }
 
 // SummarizeStats is Summarize over in-window flows' stats.
-func SummarizeStats(flows []FlowStat) Summary {
-	sd := make([]float64, 0, len(flows))
+func SummarizeStats(flows []FlowStat) Summary { return summarizeParts([][]FlowStat{flows}) }
+
+// summarizeParts is SummarizeStats over the concatenation of parts.
+func summarizeParts(parts [][]FlowStat) Summary {
+	sd := make([]float64, 0, totalLen(parts))
 	unfinished := 0
-	for _, f := range flows {
-		if !f.Finished() {
-			unfinished++
-			continue
+	for _, part := range parts {
+		for _, f := range part {
+			if !f.Finished() {
+				unfinished++
+				continue
+			}
+			sd = append(sd, f.Slowdown)
 		}
-		sd = append(sd, f.Slowdown)
 	}
 	return summarize(sd, unfinished)
+}
+
+func totalLen(parts [][]FlowStat) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	return n
 }
 
 // summarize builds a Summary from raw slowdowns; it clamps and sorts sd in
@@ -115,17 +128,23 @@ func SplitAt(flows []FlowRecord, bytes int64) (small, large Summary) {
 
 // SplitStats is SplitAt over in-window flows' stats.
 func SplitStats(flows []FlowStat, bytes int64) (small, large Summary) {
+	return splitParts([][]FlowStat{flows}, bytes)
+}
+
+func splitParts(parts [][]FlowStat, bytes int64) (small, large Summary) {
 	var sdSmall, sdLarge []float64
 	var unSmall, unLarge int
-	for _, f := range flows {
-		sd, un := &sdLarge, &unLarge
-		if f.SizeBytes <= bytes {
-			sd, un = &sdSmall, &unSmall
-		}
-		if f.Finished() {
-			*sd = append(*sd, f.Slowdown)
-		} else {
-			*un++
+	for _, part := range parts {
+		for _, f := range part {
+			sd, un := &sdLarge, &unLarge
+			if f.SizeBytes <= bytes {
+				sd, un = &sdSmall, &unSmall
+			}
+			if f.Finished() {
+				*sd = append(*sd, f.Slowdown)
+			} else {
+				*un++
+			}
 		}
 	}
 	return summarize(sdSmall, unSmall), summarize(sdLarge, unLarge)
@@ -157,13 +176,24 @@ func Buckets(flows []FlowRecord, stepPercent int) []Bucket {
 
 // BucketStats is Buckets over in-window flows' stats.
 func BucketStats(flows []FlowStat, stepPercent int) []Bucket {
+	return bucketParts([][]FlowStat{flows}, stepPercent)
+}
+
+func bucketParts(parts [][]FlowStat, stepPercent int) []Bucket {
 	step := min(max(stepPercent, 1), 100)
 	// Keys sorted by (size, index) are a stable sort by size, at pdqsort's
-	// speed rather than a stable merge's, on a compact array.
-	type key struct{ size, idx int64 }
-	kept := make([]key, len(flows))
-	for i := range flows {
-		kept[i] = key{flows[i].SizeBytes, int64(i)}
+	// speed rather than a stable merge's, on a compact array. The index is
+	// the position in the concatenation of parts; the key carries the
+	// slowdown, so the parts are not indexed again.
+	type key struct {
+		size, idx int64
+		sd        float64
+	}
+	kept := make([]key, 0, totalLen(parts))
+	for _, part := range parts {
+		for _, f := range part {
+			kept = append(kept, key{f.SizeBytes, int64(len(kept)), f.Slowdown})
+		}
 	}
 	slices.SortFunc(kept, func(a, b key) int {
 		if a.size != b.size {
@@ -181,8 +211,8 @@ func BucketStats(flows []FlowStat, stepPercent int) []Bucket {
 		var sd []float64
 		unfinished := 0
 		for _, k := range kept[lo:hi] {
-			if f := flows[k.idx]; f.Finished() {
-				sd = append(sd, f.Slowdown)
+			if !math.IsNaN(k.sd) {
+				sd = append(sd, k.sd)
 			} else {
 				unfinished++
 			}
@@ -216,14 +246,20 @@ func Analyze(flows []FlowRecord, stepPercent int, splitBytes int64) Analysis {
 
 // AnalyzeStats is Analyze over in-window flows' stats.
 func AnalyzeStats(flows []FlowStat, stepPercent int, splitBytes int64) Analysis {
+	return AnalyzeParts([][]FlowStat{flows}, stepPercent, splitBytes)
+}
+
+// AnalyzeParts is AnalyzeStats over the concatenation of parts (several
+// runs' flows pooled, in order) without building it.
+func AnalyzeParts(parts [][]FlowStat, stepPercent int, splitBytes int64) Analysis {
 	a := Analysis{
-		Overall:     SummarizeStats(flows),
+		Overall:     summarizeParts(parts),
 		SplitBytes:  splitBytes,
 		StepPercent: min(max(stepPercent, 1), 100),
-		Buckets:     BucketStats(flows, stepPercent),
+		Buckets:     bucketParts(parts, stepPercent),
 	}
 	if splitBytes > 0 {
-		a.Small, a.Large = SplitStats(flows, splitBytes)
+		a.Small, a.Large = splitParts(parts, splitBytes)
 	}
 	return a
 }

@@ -156,9 +156,11 @@ func cdfPlot(groups []*Group, labels []string) (*plot.Plot, error) {
 	haveData := false
 	for i, g := range groups {
 		var sd []float64
-		for _, f := range g.flows {
-			if f.Finished() {
-				sd = append(sd, max(f.Slowdown, 1))
+		for _, part := range g.parts {
+			for _, f := range part {
+				if f.Finished() {
+					sd = append(sd, max(f.Slowdown, 1))
+				}
 			}
 		}
 		slices.Sort(sd)

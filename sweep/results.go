@@ -204,7 +204,7 @@ type Group struct {
 	// property of each run's topology, which groups may mix).
 	Analysis   analysis.Analysis
 	Iterations IterationSummary
-	flows      []analysis.FlowStat
+	parts      [][]analysis.FlowStat // the runs' flows, not copied
 }
 
 // Label is "k1=v1 k2=v2", or "all" without grouping columns.
@@ -227,8 +227,15 @@ func (g *Group) ShortLabel() string {
 	return strings.Join(g.Values, " / ")
 }
 
-// Flows are the stats of the group's in-window flows, every run's in run order.
-func (g *Group) Flows() []analysis.FlowStat { return g.flows }
+// Flows are the stats of the group's in-window flows, every run's in run
+// order, in a new slice.
+func (g *Group) Flows() []analysis.FlowStat {
+	out := make([]analysis.FlowStat, 0, g.Analysis.Overall.Total())
+	for _, p := range g.parts {
+		out = append(out, p...)
+	}
+	return out
+}
 
 // IterationSummary describes the iteration times of a group's training
 // runs, in ns. Count is 0 when no run had iterations.parquet; the other
@@ -282,22 +289,12 @@ func (r *Results) Group(keys []string) ([]*Group, error) {
 	})
 	for _, g := range groups {
 		var its []analysis.IterationRecord
-		if len(g.Runs) == 1 {
-			g.flows = g.Runs[0].Flows // no copy: the summaries only read it
-		} else {
-			n := 0
-			for _, run := range g.Runs {
-				n += len(run.Flows)
-			}
-			g.flows = make([]analysis.FlowStat, 0, n)
-			for _, run := range g.Runs {
-				g.flows = append(g.flows, run.Flows...)
-			}
-		}
+		g.parts = nil
 		for _, run := range g.Runs {
+			g.parts = append(g.parts, run.Flows) // shared, not copied: only read
 			its = append(its, run.Iterations...)
 		}
-		g.Analysis = analysis.AnalyzeStats(g.flows, analysis.DefaultStepPercent, 0)
+		g.Analysis = analysis.AnalyzeParts(g.parts, analysis.DefaultStepPercent, 0)
 		g.Iterations = summarizeIterations(its)
 	}
 	return groups, nil
