@@ -87,12 +87,20 @@ func ReadSamples(path string) ([]SampleRecord, error) { return readRecords[Sampl
 
 func readRecords[T any](path string) ([]T, error) {
 	var rows []T
-	err := scanRecords(path, func(n int64) { rows = make([]T, 0, min(max(n, 0), 1<<20)) },
-		func(batch []T) { rows = append(rows, batch...) })
-	if err != nil {
+	start, each := collect(&rows)
+	if err := scanRecords(path, start, each); err != nil {
 		return nil, err
 	}
 	return rows, nil
+}
+
+// collect returns the start and each functions of scanRecords or
+// decodeEach that gather every row into *rows. The footer's row count is
+// trusted only up to a point: a corrupt footer must not make one huge
+// allocation.
+func collect[T any](rows *[]T) (start func(int64), each func([]T)) {
+	return func(n int64) { *rows = make([]T, 0, min(max(n, 0), 1<<20)) },
+		func(batch []T) { *rows = append(*rows, batch...) }
 }
 
 // ReadFlowStats reads the in-window flows of a flows.parquet file as
@@ -103,7 +111,7 @@ func ReadFlowStats(path string) ([]FlowStat, error) {
 	// Sized by the footer's row count (capped: a corrupt footer must not
 	// make a huge allocation), so a large file is not copied as it grows.
 	err := scanRecords(path, func(n int64) { out = make([]FlowStat, 0, min(max(n, 0), 1<<24)) },
-		func(batch []FlowRecord) { out = append(out, Stats(batch)...) })
+		func(batch []FlowRecord) { out = appendStats(out, batch) })
 	if err != nil {
 		return nil, err
 	}
@@ -132,10 +140,10 @@ func scanRecords[T any](path string, start func(rows int64), each func(batch []T
 // decodeRecords reads every row of a parquet file as T. A corrupt file is
 // an error, never a panic: parquet-go panics on some malformed inputs, and
 // those panics are turned into errors here.
-func decodeRecords[T any](r io.ReaderAt, size int64) (rows []T, err error) {
-	err = decodeEach(r, size, func(n int64) { rows = make([]T, 0, min(max(n, 0), 1<<20)) },
-		func(batch []T) { rows = append(rows, batch...) })
-	if err != nil {
+func decodeRecords[T any](r io.ReaderAt, size int64) ([]T, error) {
+	var rows []T
+	start, each := collect(&rows)
+	if err := decodeEach(r, size, start, each); err != nil {
 		return nil, err
 	}
 	return rows, nil

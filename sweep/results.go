@@ -289,7 +289,6 @@ func (r *Results) Group(keys []string) ([]*Group, error) {
 	})
 	for _, g := range groups {
 		var its []analysis.IterationRecord
-		g.parts = nil
 		for _, run := range g.Runs {
 			g.parts = append(g.parts, run.Flows) // shared, not copied: only read
 			its = append(its, run.Iterations...)
