@@ -21,38 +21,50 @@ func (s pump) Next(engine.Time) *Packet {
 }
 func (pump) HasMore() bool { return true }
 
+// pumpStar builds a 2-host 100G star with host 0 pumping packets at line
+// rate and host 1 a sink; the pumping port is returned unkicked.
+func pumpStar(tb testing.TB) (*engine.Sim, *Network, *Port) {
+	tb.Helper()
+	topo, err := Star(2, 100*engine.Gbps, engine.Microsecond)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sim := engine.NewSim(1)
+	n, err := Build(sim, topo, DefaultConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pt := n.Attach(0, sink{n.Pool}, pump{n.Pool})
+	n.Attach(1, sink{n.Pool}, nil)
+	return sim, n, pt
+}
+
+// benchPackets warms up for 10 us, then runs until pt has sent b.N more
+// packets.
+func benchPackets(b *testing.B, sim *engine.Sim, pt *Port) {
+	sim.Run(10 * engine.Microsecond)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := pt.TxPackets
+	for pt.TxPackets-start < int64(b.N) {
+		sim.Run(sim.Now() + engine.Microsecond)
+	}
+}
+
 // BenchmarkSwitchPath drives host 0 -> switch -> host 1 at line rate: per
 // packet one NIC transmission, one wire delivery into the switch
 // (admission, routing, enqueue), one dequeue (ECN, buffer release) and
 // transmission, and one delivery to the sink. It measures link transmit
 // and switch enqueue/dequeue with no transport on top.
 func BenchmarkSwitchPath(b *testing.B) {
-	topo, err := Star(2, 100*engine.Gbps, engine.Microsecond)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sim := engine.NewSim(1)
-	n, err := Build(sim, topo, DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	n.Attach(0, sink{n.Pool}, pump{n.Pool}).Kick(0)
-	n.Attach(1, sink{n.Pool}, nil)
-	sim.Run(10 * engine.Microsecond)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := n.HostPorts[0].TxPackets
-	for n.HostPorts[0].TxPackets-start < int64(b.N) {
-		sim.Run(sim.Now() + engine.Microsecond)
-	}
+	sim, _, pt := pumpStar(b)
+	pt.Kick(0)
+	benchPackets(b, sim, pt)
 }
 
 func TestSwitchPathNoAllocs(t *testing.T) {
-	topo, _ := Star(2, 100*engine.Gbps, engine.Microsecond)
-	sim := engine.NewSim(1)
-	n, _ := Build(sim, topo, DefaultConfig())
-	n.Attach(0, sink{n.Pool}, pump{n.Pool}).Kick(0)
-	n.Attach(1, sink{n.Pool}, nil)
+	sim, _, pt := pumpStar(t)
+	pt.Kick(0)
 	sim.Run(10 * engine.Microsecond)
 	if a := testing.AllocsPerRun(50, func() { sim.Run(sim.Now() + engine.Microsecond) }); a != 0 {
 		t.Fatalf("%.1f allocations per simulated microsecond, want 0", a)
@@ -65,23 +77,8 @@ func TestSwitchPathNoAllocs(t *testing.T) {
 // push, transmit-done event), one delivery event and the pool's get and
 // put.
 func BenchmarkLinkTransmit(b *testing.B) {
-	topo, err := Star(2, 100*engine.Gbps, engine.Microsecond)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sim := engine.NewSim(1)
-	n, err := Build(sim, topo, DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	pt := n.Attach(0, sink{n.Pool}, pump{n.Pool})
+	sim, n, pt := pumpStar(b)
 	pt.peerOwner = sink{n.Pool} // deliver to a sink instead of the switch
 	pt.Kick(0)
-	sim.Run(10 * engine.Microsecond)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := pt.TxPackets
-	for pt.TxPackets-start < int64(b.N) {
-		sim.Run(sim.Now() + engine.Microsecond)
-	}
+	benchPackets(b, sim, pt)
 }
