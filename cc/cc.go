@@ -63,8 +63,10 @@ type Spec struct {
 	// NeedsTimestamp asks for RTT samples in Feedback.
 	NeedsTimestamp bool
 	// AckHighPrio is the reference model's ACK_HIGH_PRIO, which it ties
-	// to the CC choice: ACK/NACK travel in class 0 instead of the data
-	// class. Scenarios apply it when nic.ack_class is auto.
+	// to the CC choice: the NIC sends ACK/NACK even while their class is
+	// paused (ns-3 RdmaEgressQueue::ack_q_idx = 0). Switches still carry
+	// them in the class of the data they acknowledge. Scenarios apply it
+	// when nic.ack_class is auto.
 	AckHighPrio bool
 	// New builds the state machine for one QP.
 	New func(env Env) Algorithm

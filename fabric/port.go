@@ -16,7 +16,9 @@ type Node interface {
 // asks for the next packet whenever its transmitter is free.
 type Source interface {
 	// Next returns the packet to transmit now, or nil if none may go now.
-	// The returned packet's class must not be paused on the port.
+	// The returned packet's class must not be paused on the port, except
+	// for an ACK or NACK: a NIC's ACK queue may ignore PAUSE (the
+	// reference's ACK_HIGH_PRIO, REFERENCE.md 4.4).
 	Next(now engine.Time) *Packet
 	// HasMore reports whether Next might return a packet once the current
 	// transmission ends; a false answer obliges the source to call Kick
@@ -160,7 +162,7 @@ func (pt *Port) transmit(now engine.Time) {
 	if p == nil {
 		return
 	}
-	if p.Class != 0 && pt.paused&(1<<p.Class) != 0 {
+	if p.Class != 0 && pt.paused&(1<<p.Class) != 0 && (pt.source == nil || p.Kind != Ack && p.Kind != Nack) {
 		panic("fabric: transmitting a packet of a paused class")
 	}
 	var end engine.Time

@@ -17,7 +17,18 @@
 //
 // When the port may transmit, the NIC sends the head of its control queue
 // (ACK, NACK, CNP, grants) unless that packet's class is paused, else it
-// asks the Scheduler to Pick a ready QP and a data class. A QP is ready when
+// asks the Scheduler to Pick a ready QP and a data class.
+//
+// ACK and NACK travel in the class of the data they acknowledge, as in the
+// reference model (REFERENCE.md 3.1, 4.4): switches queue them FIFO with
+// that data, admit them against the buffer and stop them with a PAUSE of
+// that class. Config.AckHighPrio is the reference's ACK_HIGH_PRIO, which
+// third.cc applies to hosts only (RdmaEgressQueue::ack_q_idx = 0; the
+// switches' SwitchNode::AckHighPrio attribute is never set): the NIC then
+// sends ACK/NACK even while their class is paused at its port, which, as
+// in ns-3 (qbb-net-device.cc RdmaEgressQueue::GetNextQindex), can overflow
+// the switch's headroom with ACKs from a paused receiver. Config.AckControl
+// (a dcsim extension) instead puts them in class 0 end to end. A QP is ready when
 // it has unsent bytes, its CC window is open (in flight < window) and its
 // pacing time has come: after a packet of L bytes at rate R the QP waits
 // L*8/R (a QP at line rate never waits longer than the port itself). A rate

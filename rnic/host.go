@@ -28,10 +28,18 @@ type Mapping struct {
 
 // Config holds NIC and transport settings shared by every host.
 type Config struct {
-	MTU          int64 // payload bytes per full data packet
-	Headers      rocev2.Headers
-	DataClass    uint8 // class of data packets unless the scheduler says otherwise
-	AckControl   bool  // ACK/NACK in class 0 (else in the acknowledged data's class)
+	MTU       int64 // payload bytes per full data packet
+	Headers   rocev2.Headers
+	DataClass uint8 // class of data packets unless the scheduler says otherwise
+	// AckControl puts ACK/NACK in class 0 end to end, at NICs and
+	// switches (a dcsim extension). Otherwise they travel in the class of
+	// the data they acknowledge, as in the reference model.
+	AckControl bool
+	// AckHighPrio is the reference's ACK_HIGH_PRIO at the NIC: the ACK
+	// queue is served ahead of data and a PAUSE of its class does not hold
+	// ACK/NACK back (ns-3 RdmaEgressQueue::ack_q_idx = 0). Switches still
+	// queue, admit and pause them with their class.
+	AckHighPrio  bool
 	AckInterval  int64 // bytes between ACKs (1 = every packet)
 	NackInterval engine.Time
 	RTO          engine.Time // 0 = no retransmission timeout (the reference model)
@@ -329,10 +337,12 @@ func (h *Host) releasePaced(now engine.Time) {
 }
 
 // Next implements fabric.Source: control packets first, then the
-// scheduler's choice.
+// scheduler's choice. The control queue is one FIFO (as the reference's
+// ACK queue): while its head's class is paused it waits, unless the head
+// is an ACK or NACK and the NIC gives ACKs high priority.
 func (h *Host) Next(now engine.Time) *fabric.Packet {
 	paused := h.port.PausedMask()
-	if p := h.ctrl.Head(); p != nil && paused&(1<<p.Class) == 0 {
+	if p := h.ctrl.Head(); p != nil && (paused&(1<<p.Class) == 0 || h.pauseExempt(p)) {
 		return h.ctrl.Pop()
 	}
 	h.releasePaced(now)
@@ -350,6 +360,12 @@ func (h *Host) Next(now engine.Time) *fabric.Packet {
 			h.ID, qp.ID, qp.ready, class, paused))
 	}
 	return h.sendData(now, qp, class)
+}
+
+// pauseExempt reports whether control packet p may leave although its
+// class is paused: an ACK or NACK of a NIC with AckHighPrio.
+func (h *Host) pauseExempt(p *fabric.Packet) bool {
+	return h.c.Cfg.AckHighPrio && (p.Kind == fabric.Ack || p.Kind == fabric.Nack)
 }
 
 // HasMore implements fabric.Source.

@@ -125,11 +125,16 @@
 //	                         QP per ordered host pair) or pool:K (K QPs per
 //	                         pair, K >= 1); messages on a QP go FIFO
 //	data_class        3      priority class of data packets (1-7)
-//	ack_class         auto   auto: the CC's ack_high_prio decides, as the
-//	                         reference's ACK_HIGH_PRIO (DCQCN, TIMELY:
-//	                         class 0; HPCC, DCTCP, none: data class);
-//	                         data: ACK/NACK travel in their data's class;
-//	                         control: in class 0
+//	ack_class         auto   auto (the reference): ACK/NACK travel in the
+//	                         class of the data they acknowledge, and the
+//	                         CC's ack_high_prio (ACK_HIGH_PRIO; DCQCN and
+//	                         TIMELY: true) only lets the NIC send them
+//	                         while that class is paused; data: the same,
+//	                         but the NIC always holds them during a pause
+//	                         of their class (ACK_HIGH_PRIO 0 whatever the
+//	                         CC); control: class 0 end to end, never
+//	                         paused nor admitted at switches (a dcsim
+//	                         extension, and what auto meant before #14)
 //	ack_interval      1      data packets per ACK (coalescing); 1 ACKs
 //	                         every packet
 //	nack_interval     500us  minimum gap between NACKs for the same gap

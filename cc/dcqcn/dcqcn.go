@@ -35,9 +35,9 @@ type Params struct {
 	RateOnFirstCNP       float64     `yaml:"rate_on_first_cnp"`      // R *= this on the first CNP
 	HasWin               bool        `yaml:"has_win"`                // window W = maxBdp
 	VarWin               bool        `yaml:"var_win"`                // window scales with R/R_max
-	// AckHighPrio puts this algorithm's ACKs in class 0 (else 3). It is a
-	// receiver/NIC setting carried here because the reference sets it per
-	// CC; cc.Spec has no field for it, so the wiring reads it from Params.
+	// AckHighPrio lets the NIC send this algorithm's ACKs while their
+	// (data) class is paused (cc.Spec.AckHighPrio). It is a NIC setting
+	// carried here because the reference sets it per CC.
 	AckHighPrio bool `yaml:"ack_high_prio"`
 }
 

@@ -74,8 +74,9 @@
 //
 // The window, when has_win, is env.BDP (maxBdp, GLOBAL_T = 1), scaled by
 // R/line rate with var_win and never below 1 byte, as in the reference.
-// ack_high_prio is an rnic setting the reference ties to the CC choice;
-// cc.Spec cannot carry it, so the wiring reads it from Params.
+// ack_high_prio is an rnic setting the reference ties to the CC choice
+// (cc.Spec.AckHighPrio): it lets the NIC send ACKs while their class is
+// paused; switches carry ACKs in the data's class either way.
 // The effective floor is the larger of min_rate and cc.Env.MinRate
 // (cc.RateFloor); the reference applies min_rate only to decreases, dcsim
 // also floors the first-CNP cut so the rate never leaves [floor, line].

@@ -16,8 +16,9 @@ type Params struct {
 	MinRate   engine.Rate `yaml:"min_rate"`   // floor of every decrease
 	HasWin    bool        `yaml:"has_win"`    // window W = maxBdp
 	VarWin    bool        `yaml:"var_win"`    // window scales with R/R_max
-	// AckHighPrio puts ACKs in class 0 (else 3); an rnic setting the
-	// reference ties to the CC choice. cc.Spec cannot carry it.
+	// AckHighPrio lets the NIC send ACKs while their (data) class is
+	// paused (cc.Spec.AckHighPrio); an rnic setting the reference ties
+	// to the CC choice.
 	AckHighPrio bool `yaml:"ack_high_prio"`
 }
 

@@ -46,8 +46,9 @@
 //	ack_high_prio   false          bool    ACK_HIGH_PRIO
 //
 // The window is env.BDP scaled by R/line rate, never below one byte.
-// ack_high_prio is an rnic setting the reference ties to the CC choice;
-// cc.Spec cannot carry it, so the wiring reads it from Params. The
+// ack_high_prio is an rnic setting the reference ties to the CC choice
+// (cc.Spec.AckHighPrio): it lets the NIC send ACKs while their class is
+// paused; switches carry ACKs in the data's class either way. The
 // effective floor is the larger of min_rate and cc.Env.MinRate.
 //
 // # Paper versus reference model

@@ -63,8 +63,9 @@
 //	var_win           true                  bool     VAR_WIN
 //	ack_high_prio     false                 bool     ACK_HIGH_PRIO
 //
-// ack_high_prio is an rnic setting the reference ties to the CC choice;
-// cc.Spec cannot carry it, so the wiring reads it from Params. The
+// ack_high_prio is an rnic setting the reference ties to the CC choice
+// (cc.Spec.AckHighPrio): it lets the NIC send ACKs while their class is
+// paused; switches carry ACKs in the data's class either way. The
 // effective floor is the larger of min_rate and cc.Env.MinRate.
 // Rate arithmetic follows the reference's DataRate: R_c/k is truncated to
 // whole bit/s before W_AI is added.

@@ -45,9 +45,10 @@
 // timely_vwin. The window is env.BDP scaled by R/line rate, never below
 // one byte. The five-increase threshold before rate_hai is fixed, as in
 // the reference. ack_high_prio is an rnic setting the reference ties to
-// the CC choice; cc.Spec cannot carry it, so the wiring reads it from
-// Params. The effective floor is the larger of min_rate and
-// cc.Env.MinRate. OnCNP does nothing: TIMELY ignores ECN.
+// the CC choice (cc.Spec.AckHighPrio): it lets the NIC send ACKs while
+// their class is paused; switches carry ACKs in the data's class either
+// way. The effective floor is the larger of min_rate and cc.Env.MinRate.
+// OnCNP does nothing: TIMELY ignores ECN.
 //
 // # Paper versus reference model
 //
