@@ -80,6 +80,10 @@ type Cluster struct {
 	Counters Counters
 	// OnComplete is called when a message's last byte is acknowledged.
 	OnComplete func(m *Message)
+	// OnSent, if set, is called once per message when its last byte is
+	// first handed to the port; at is when that packet's serialisation
+	// ends (SimAI's send_finish, used by training workloads).
+	OnSent func(m *Message, at engine.Time)
 	// Observer receives QP trace points; nil costs one comparison each.
 	Observer Observer
 
@@ -487,6 +491,10 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 		qp.nextAvail = now
 	}
 	if p.Last {
+		if c.OnSent != nil && !m.lastSent {
+			m.lastSent = true
+			c.OnSent(m, now+h.port.Rate.TxTime(int64(p.Size)))
+		}
 		qp.hol++
 		h.sched.HOLChanged(qp)
 	}

@@ -26,6 +26,7 @@ type Message struct {
 	Retransmitted int64
 
 	start, end int64 // byte range in the QP's stream
+	lastSent   bool  // OnSent was called
 }
 
 // Remaining is the number of its bytes not yet sent (from the QP's send point).

@@ -256,6 +256,9 @@ func Build(s *Scenario) (*Sim, error) {
 		sim.AddGenerator(gen)
 	}
 	cl.OnComplete = sim.complete
+	if len(sim.trains) > 0 {
+		cl.OnSent = sim.sent
+	}
 	for _, tr := range sim.trains {
 		tr.apply(tr.run.Start(0))
 	}

@@ -232,7 +232,7 @@ type StorageParams struct {
 // a SimAI/AICB workload file, or one generated from a model.
 type SimAIParams struct {
 	File          string   `yaml:"file"`            // workload file, or a shipped one by name; empty = generate from model
-	Model         string   `yaml:"model"`           // gpt3-13b | gpt3-175b | llama-7b | llama-65b (when file is empty)
+	Model         string   `yaml:"model"`           // gpt3-13b | gpt3-175b | llama-7b | llama-65b | mixtral-8x7b (when file is empty)
 	TP            int      `yaml:"tp"`              // generator: tensor parallel size
 	DP            int      `yaml:"dp"`              // generator: data parallel size (0 = gpus/tp)
 	EP            int      `yaml:"ep"`              // generator: expert parallel size
@@ -244,8 +244,39 @@ type SimAIParams struct {
 	NVLink        Rate     `yaml:"nvlink"`          // per-GPU intra-server rate
 	Iterations    int      `yaml:"iterations"`      // training passes, back to back
 	SendLatency   Duration `yaml:"send_latency"`    // fixed delay before every send (SimAI AS_SEND_LAT)
-	Channels      int      `yaml:"channels"`        // rings per collective
 	CommScale     float64  `yaml:"comm_scale"`      // multiplies every collective size (SimAI comm_scale)
+	// OverlapGradReduce (generator) reduces each line's gradients in its own
+	// DP reduce-scatter, issued as that line's backward ends (Megatron's
+	// --overlap-grad-reduce buckets), instead of one reduce-scatter at the end.
+	OverlapGradReduce bool `yaml:"overlap_grad_reduce"`
+	// SendLatencyTable uses SimAI 1.7's per-protocol, NVLink-or-network
+	// send latency instead of send_latency.
+	SendLatencyTable bool   `yaml:"send_latency_table"`
+	Protocol         string `yaml:"protocol"` // the table's NCCL protocol: ll | ll128 | simple
+	// ForceChannels gives every group this many rings; 0 = SimAI's rule,
+	// one ring per rank the group has on a server.
+	ForceChannels int `yaml:"force_channels"`
+	// OverlapDPCollectives starts every DP (weight-gradient) collective at
+	// once; false = SimAI's one collective per rank and dimension.
+	OverlapDPCollectives bool `yaml:"overlap_dp_collectives"`
+}
+
+// Collectives are the collective-model fields that training workloads and
+// micro-benchmarks share (workloads/simai RunConfig), for validation and
+// for building the run.
+type Collectives struct {
+	SendLatencyTable     bool
+	Protocol             string
+	ForceChannels        int
+	OverlapDPCollectives bool
+}
+
+func (p *SimAIParams) collectives() Collectives {
+	return Collectives{p.SendLatencyTable, p.Protocol, p.ForceChannels, p.OverlapDPCollectives}
+}
+
+func (p *CollectiveParams) collectives() Collectives {
+	return Collectives{p.SendLatencyTable, p.Protocol, p.ForceChannels, false}
 }
 
 // CollectiveParams are a collective micro-benchmark over the workload's
@@ -255,7 +286,10 @@ type CollectiveParams struct {
 	Bytes       Size     `yaml:"bytes"` // the collective's buffer size
 	Iterations  int      `yaml:"iterations"`
 	SendLatency Duration `yaml:"send_latency"`
-	Channels    int      `yaml:"channels"`
+	// SendLatencyTable, Protocol and ForceChannels: as in SimAIParams.
+	SendLatencyTable bool   `yaml:"send_latency_table"`
+	Protocol         string `yaml:"protocol"`
+	ForceChannels    int    `yaml:"force_channels"`
 }
 
 // RandomReceiver as IncastParams.Receiver draws each event's receiver.
@@ -351,12 +385,12 @@ func defaultFlowlist() *FlowlistParams { return &FlowlistParams{} }
 func defaultSimAI() *SimAIParams {
 	return &SimAIParams{Model: "gpt3-13b", TP: 8, EP: 1, GA: 1, GPU: "a100", Efficiency: 0.5, GPUsPerServer: 8,
 		NVLink: Rate(2400 * engine.Gbps), Iterations: 1, SendLatency: Duration(6 * engine.Microsecond),
-		Channels: 1, CommScale: 1}
+		CommScale: 1, Protocol: "simple"}
 }
 
 func defaultCollective() *CollectiveParams {
 	return &CollectiveParams{Op: "allreduce", Bytes: Size(16 * engine.MiB), Iterations: 1,
-		SendLatency: Duration(6 * engine.Microsecond), Channels: 1}
+		SendLatency: Duration(6 * engine.Microsecond), Protocol: "simple"}
 }
 
 func defaultStorage() *StorageParams {

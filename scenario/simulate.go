@@ -159,6 +159,11 @@ func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) 
 		hdrm += sw.HeadroomDrops
 	}
 	r.Counters["headroom_drops"] = hdrm
+	if len(s.trains) > 0 {
+		for k, v := range nicConcurrency(s.Messages, s.Engine.Now()).counters() {
+			r.Counters[k] = v
+		}
+	}
 	for _, m := range []map[string]int64{storm.Counters(s.Cluster.Hosts), baselines.Counters(s.Cluster.Hosts)} {
 		for k, v := range m {
 			r.Counters[k] = v

@@ -33,6 +33,11 @@ type trainPost struct {
 	t  simai.Transfer
 }
 
+type trainSent struct {
+	tr *trainer
+	id int
+}
+
 type trainWake struct {
 	tr    *trainer
 	token int
@@ -45,6 +50,7 @@ type transferRef struct {
 }
 
 func (p *trainPost) Fire(now engine.Time, _ uint8) { p.tr.post(now, p.t) }
+func (e *trainSent) Fire(now engine.Time, _ uint8) { e.tr.apply(e.tr.run.Sent(now, e.id)) }
 func (w *trainWake) Fire(now engine.Time, _ uint8) { w.tr.apply(w.tr.run.Wake(now, w.token)) }
 
 func simaiModels() []string {
@@ -86,7 +92,15 @@ func loadSimAI(p *SimAIParams, gpus int) (*simai.Workload, error) {
 	if dp < 1 || p.TP*dp > gpus {
 		return nil, fmt.Errorf("simai.tp: tp %d x dp %d does not fit %d GPUs", p.TP, dp, gpus)
 	}
-	return simai.Generate(m, simai.Parallelism{TP: p.TP, DP: dp, EP: p.EP, GA: p.GA}, gpu)
+	return simai.Generate(m, simai.Parallelism{TP: p.TP, DP: dp, EP: p.EP, GA: p.GA, OverlapGradReduce: p.OverlapGradReduce}, gpu)
+}
+
+// apply sets the collective model of cfg (validated: the protocol parses).
+func (c Collectives) apply(cfg *simai.RunConfig) {
+	cfg.SendLatencyTable = c.SendLatencyTable
+	cfg.Protocol, _ = simai.ParseProtocol(c.Protocol)
+	cfg.Channels = c.ForceChannels
+	cfg.OverlapDP = c.OverlapDPCollectives
 }
 
 func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
@@ -101,7 +115,7 @@ func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
 		cfg.NVLinkRate = engine.Rate(p.NVLink)
 		cfg.Iterations = p.Iterations
 		cfg.SendLatency = engine.Time(p.SendLatency)
-		cfg.Channels = p.Channels
+		p.collectives().apply(&cfg)
 		cfg.CommScale = p.CommScale
 		cfg.GPUs = p.GPUs
 		if cfg.GPUs == 0 {
@@ -125,7 +139,7 @@ func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
 		cfg.GPUs = hosts
 		cfg.Iterations = p.Iterations
 		cfg.SendLatency = engine.Time(p.SendLatency)
-		cfg.Channels = p.Channels
+		p.collectives().apply(&cfg)
 		if wl, err = simai.Microbench(p.Op, int64(p.Bytes), hosts); err != nil {
 			return nil, fmt.Errorf("collective: %v", err)
 		}
@@ -183,6 +197,14 @@ func (s *Sim) complete(m *rnic.Message) {
 	}
 }
 
+// sent is the cluster's last-byte-serialised callback: a training
+// transfer releases its sender's side when its serialisation ends.
+func (s *Sim) sent(m *rnic.Message, at engine.Time) {
+	if ref, ok := m.User.(transferRef); ok {
+		s.Engine.At(at, &trainSent{ref.tr, ref.id}, 0)
+	}
+}
+
 // iterationRecords and collectiveRecords convert the executors' statistics.
 func (s *Sim) trainingRecords(runID string) ([]analysis.IterationRecord, []analysis.CollectiveRecord) {
 	var its []analysis.IterationRecord
@@ -228,6 +250,9 @@ func (s *Sim) trainingSummary() string {
 		ms := func(t engine.Time) float64 { return t.Seconds() * 1e3 }
 		fmt.Fprintf(&b, "training: %d iterations, mean iteration time %.3f ms (compute %.3f ms, exposed communication %.3f ms)",
 			len(its), ms(mean), ms(its[0].Compute), ms(mean-its[0].Compute))
+		c := nicConcurrency(s.Messages, s.Engine.Now())
+		fmt.Fprintf(&b, "; per NIC at most %d flows and %d QPs at once, %.2f flows and %.2f QPs on average while busy",
+			c.MaxFlows, c.MaxQPs, c.MeanFlows, c.MeanQPs)
 		if tr.op != "" {
 			op, _ := simai.ParseOp(tr.op)
 			fmt.Fprintf(&b, "; %s of %s over %d hosts: bus bandwidth %.1f Gbps",

@@ -350,7 +350,7 @@ func (c *SimAIParams) validate(p string) *FieldError {
 		positiveRate(p+"nvlink", c.NVLink),
 		between(p+"iterations", c.Iterations, 1, 1<<20),
 		nonNegativeTime(p+"send_latency", c.SendLatency, false),
-		between(p+"channels", c.Channels, 1, 1024),
+		validateCollectives(p, c.collectives()),
 	); fe != nil {
 		return fe
 	}
@@ -360,12 +360,19 @@ func (c *SimAIParams) validate(p string) *FieldError {
 	return nil
 }
 
+func validateCollectives(p string, c Collectives) *FieldError {
+	return firstErr(
+		oneOf(p+"protocol", "protocol", c.Protocol, []string{"ll", "ll128", "simple"}),
+		between(p+"force_channels", c.ForceChannels, 0, 1024),
+	)
+}
+
 func (c *CollectiveParams) validate(p string) *FieldError {
 	if fe := firstErr(
 		oneOf(p+"op", "collective", c.Op, []string{"allreduce", "reducescatter", "allgather", "alltoall"}),
 		between(p+"iterations", c.Iterations, 1, 1<<20),
 		nonNegativeTime(p+"send_latency", c.SendLatency, false),
-		between(p+"channels", c.Channels, 1, 1024),
+		validateCollectives(p, c.collectives()),
 	); fe != nil {
 		return fe
 	}

@@ -31,6 +31,9 @@ type Model struct {
 	// TiedEmbeddings shares the input embedding with the output layer
 	// (GPT); LLaMA has a separate output matrix.
 	TiedEmbeddings bool
+	// Experts > 0 makes every MLP a mixture of Experts expert MLPs (each
+	// of FFN inner size) with a router; each token goes to TopK of them.
+	Experts, TopK int
 }
 
 // Models returns the built-in models: "gpt3-13b", "gpt3-175b", "llama-7b"
@@ -51,8 +54,15 @@ func Models() []Model {
 		gpt("gpt3-175b", 96, 12288, 96),
 		llama("llama-7b", 32, 4096, 32, 11008),
 		llama("llama-65b", 80, 8192, 64, 22016),
+		mixtral,
 	}
 }
+
+// mixtral is Mixtral 8x7B's shape: 8 SwiGLU experts of f = 14336, top-2
+// routing, on LLaMA's layout (its grouped-query attention is counted as
+// full multi-head attention).
+var mixtral = Model{Name: "mixtral-8x7b", Layers: 32, Hidden: 4096, Heads: 32, FFN: 14336, SeqLen: 2048,
+	Vocab: 32000, MicroBatch: 1, SwiGLU: true, Experts: 8, TopK: 2}
 
 // ModelByName returns the built-in model called name.
 func ModelByName(name string) (Model, error) {
@@ -134,6 +144,9 @@ type ParamCounts struct {
 	Embedding int64 // word embeddings (Vp/TP x h) and learned positions
 	Output    int64 // output matrix when not shared with the embedding, plus the final norm
 	Total     int64 // Layers/PP*(Attention+MLP) + Embedding + Output
+	// Expert is the part of Total in expert MLPs (Layers/PP x Experts/EP
+	// experts), reduced over the DP_EP group instead of DP.
+	Expert int64
 }
 
 // PaddedVocab is Megatron's vocabulary padding: up to a multiple of
@@ -160,6 +173,11 @@ func (m Model) Params(p Parallelism) ParamCounts {
 	var c ParamCounts
 	c.Attention = 4*h*h/t + norm
 	c.MLP = gemms*h*f/t + norm
+	if m.Experts > 0 {
+		expert := int64(m.Experts/p.EP) * gemms * h * f / t
+		c.MLP = expert + h*int64(m.Experts) + norm // + the router
+		c.Expert = int64(m.Layers/p.PP) * expert
+	}
 	if m.Bias {
 		c.Attention += 3*h/t + h
 		c.MLP += (gemms-1)*f/t + h
@@ -197,6 +215,11 @@ func (m Model) layerFLOPs(p Parallelism) (att, mlp, out flops) {
 		k = 6
 	}
 	g := k * b * s * h * f / t
+	if m.Experts > 0 {
+		// Balanced routing: every rank's experts process TopK tokens per
+		// token of its micro-batch.
+		g *= float64(m.TopK)
+	}
 	mlp = flops{g, g, g}
 	o := 2 * b * s * h * vp / t
 	out = flops{o, o, o}
@@ -231,8 +254,10 @@ func Generate(m Model, p Parallelism, gpu GPU) (*Workload, error) {
 		return nil, fmt.Errorf("tp: %d must divide heads %d and ffn %d", p.TP, m.Heads, m.FFN)
 	case m.Layers%p.PP != 0:
 		return nil, fmt.Errorf("pp: %d does not divide layers %d", p.PP, m.Layers)
-	case p.EP != 1:
+	case p.EP != 1 && m.Experts == 0:
 		return nil, fmt.Errorf("ep: %d, but the model %s has no experts", p.EP, m.Name)
+	case m.Experts > 0 && (m.Experts%p.EP != 0 || m.TopK < 1 || m.TopK > m.Experts):
+		return nil, fmt.Errorf("ep: %d must divide the %d experts (top-%d)", p.EP, m.Experts, m.TopK)
 	case !(gpu.PeakFLOPS > 0) || math.IsInf(gpu.PeakFLOPS, 0):
 		return nil, fmt.Errorf("gpu %s: peak FLOPS must be positive, got %v", gpu.Name, gpu.PeakFLOPS)
 	case !(gpu.Efficiency > 0 && gpu.Efficiency <= 1):
@@ -263,16 +288,37 @@ func Generate(m Model, p Parallelism, gpu GPU) (*Workload, error) {
 	}
 	att, mlp, out := m.layerFLOPs(p)
 
+	// Expert parameters are replicated over DP_EP only (DP/EP ranks).
+	expertComm := func(op Op, bytes int64) Comm {
+		if p.DP/p.EP == 1 || bytes == 0 {
+			return Comm{}
+		}
+		return Comm{Op: op, Group: GroupDPEP, Bytes: bytes}
+	}
+	dense := pc.Total - pc.Expert
 	var lines []Line
 	if !p.DPAllReduce && p.DP > 1 {
-		lines = append(lines, line("grad_gather", Stage{}, Stage{}, Stage{Comm: dpComm(OpAllGather, 2*pc.Total)}))
+		lines = append(lines, line("grad_gather", Stage{}, Stage{}, Stage{Comm: dpComm(OpAllGather, 2*dense)}))
+		if c := expertComm(OpAllGather, 2*pc.Expert); c.Active() {
+			lines = append(lines, line("grad_gather_experts", Stage{}, Stage{}, Stage{Comm: c}))
+		}
 	}
 	if !p.OverlapGradReduce && p.DP > 1 {
 		name := "grad_reduce"
 		if p.DPAllReduce {
 			name = "grad_allreduce"
 		}
-		lines = append(lines, line(name, Stage{}, Stage{}, Stage{Comm: dpComm(gradOp, 4*pc.Total)}))
+		lines = append(lines, line(name, Stage{}, Stage{}, Stage{Comm: dpComm(gradOp, 4*dense)}))
+		if c := expertComm(gradOp, 4*pc.Expert); c.Active() {
+			lines = append(lines, line(name+"_experts", Stage{}, Stage{}, Stage{Comm: c}))
+		}
+	}
+	// MoE: tokens go to their experts and come back by all-to-alls over
+	// the EP group, TopK x b x s x h bf16 values per rank each way, in the
+	// forward and again (the gradients) in the backward.
+	a2a := Comm{}
+	if m.Experts > 0 && p.EP > 1 {
+		a2a = Comm{Op: OpAllToAll, Group: GroupEP, Bytes: 2 * int64(m.TopK) * b * s * h}
 	}
 	for mb := 0; mb < p.GA; mb++ {
 		// The last micro-batch's backward is the one that runs last: with
@@ -286,8 +332,20 @@ func Generate(m Model, p Parallelism, gpu GPU) (*Workload, error) {
 		lines = append(lines, line("embedding_layer", Stage{Comm: tpComm(tpAR)}, Stage{}, Stage{Comm: grad(pc.Embedding)}))
 		for l := 0; l < m.Layers/p.PP; l++ {
 			lines = append(lines,
-				line("attention_layer", stage(att.fwd, tpComm(tpAR)), stage(att.ig, tpComm(tpAR)), Stage{Compute: computeTime(att.wg, gpu), Comm: grad(pc.Attention)}),
-				line("mlp_layer", stage(mlp.fwd, tpComm(tpAR)), stage(mlp.ig, tpComm(tpAR)), Stage{Compute: computeTime(mlp.wg, gpu), Comm: grad(pc.MLP)}))
+				line("attention_layer", stage(att.fwd, tpComm(tpAR)), stage(att.ig, tpComm(tpAR)), Stage{Compute: computeTime(att.wg, gpu), Comm: grad(pc.Attention)}))
+			if m.Experts == 0 {
+				lines = append(lines, line("mlp_layer", stage(mlp.fwd, tpComm(tpAR)), stage(mlp.ig, tpComm(tpAR)), Stage{Compute: computeTime(mlp.wg, gpu), Comm: grad(pc.MLP)}))
+				continue
+			}
+			perLayer := pc.Expert / int64(m.Layers/p.PP)
+			expertGrad := Comm{}
+			if mb == 0 && p.OverlapGradReduce {
+				expertGrad = expertComm(gradOp, 4*perLayer)
+			}
+			lines = append(lines,
+				line("moe_dispatch", Stage{Comm: a2a}, Stage{Comm: a2a}, Stage{Comm: grad(pc.MLP - perLayer)}),
+				line("moe_experts", stage(mlp.fwd, tpComm(tpAR)), stage(mlp.ig, tpComm(tpAR)), Stage{Compute: computeTime(mlp.wg, gpu), Comm: expertGrad}),
+				line("moe_combine", Stage{Comm: a2a}, Stage{Comm: a2a}, Stage{}))
 		}
 		lines = append(lines, line("output_layer", stage(out.fwd, Comm{}), stage(out.ig, tpComm(tpAR)), Stage{Compute: computeTime(out.wg, gpu), Comm: grad(pc.Output)}))
 		for i := 1; i <= 3; i++ {

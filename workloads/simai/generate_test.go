@@ -59,7 +59,7 @@ func TestModelParams(t *testing.T) {
 	for _, m := range Models() {
 		names = append(names, m.Name)
 	}
-	if want := []string{"gpt3-13b", "gpt3-175b", "llama-7b", "llama-65b"}; !cmp.Equal(names, want) {
+	if want := []string{"gpt3-13b", "gpt3-175b", "llama-7b", "llama-65b", "mixtral-8x7b"}; !cmp.Equal(names, want) {
 		t.Errorf("got models %v, want %v", names, want)
 	}
 	if PaddedVocab(50257, 8) != 51200 || PaddedVocab(32000, 2) != 32000 || PaddedVocab(32000, 8) != 32768 {
@@ -179,6 +179,9 @@ func TestGenerateCompute(t *testing.T) {
 			if m.SwiGLU {
 				gemms = 6
 			}
+			if m.Experts > 0 {
+				gemms *= float64(m.TopK) // every token through TopK experts
+			}
 			layer := 3*(8*b*s*h*h+gemms*b*s*h*f) + 3*4*b*s*s*h
 			fl := float64(p.GA) * (float64(m.Layers/p.PP)*layer + 3*2*b*s*h*float64(PaddedVocab(m.Vocab, p.TP))) / float64(p.TP)
 			want := fl / (gpu.PeakFLOPS * gpu.Efficiency) * 1e9
@@ -188,6 +191,49 @@ func TestGenerateCompute(t *testing.T) {
 				t.Errorf("%s on %s: got %.0f ns of compute, want %.0f", m.Name, gpu.Name, got, want)
 			}
 		}
+	}
+}
+
+// TestGenerateMoE: Mixtral 8x7B at TP 1, EP 4, DP 8 (32 GPUs): every
+// layer's MLP is dispatch, experts, combine, with an EP all-to-all of
+// TopK x b x s x h x 2 B = 2 x 2048 x 4096 x 2 = 33,554,432 B each way in
+// the forward and the backward; the experts' gradients (2 of 8 experts per
+// rank, 3hf each) are reduced over DP_EP, the rest over DP.
+func TestGenerateMoE(t *testing.T) {
+	m := mustModel(t, "mixtral-8x7b")
+	w, err := Generate(m, Parallelism{TP: 1, DP: 8, EP: 4}, GPUs()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a2a, moe int
+	for _, l := range w.Lines {
+		switch l.Name {
+		case "moe_dispatch", "moe_combine":
+			moe++
+			for _, c := range []Comm{l.Fwd.Comm, l.IG.Comm} {
+				if c.Op != OpAllToAll || c.Group != GroupEP || c.Bytes != 33554432 {
+					t.Errorf("%s: got %+v, want ALLTOALL_EP of 33554432 B", l.Name, c)
+				}
+				a2a++
+			}
+		}
+	}
+	if moe != 64 || a2a != 128 {
+		t.Errorf("got %d MoE lines and %d all-to-alls, want 64 and 128", moe, a2a)
+	}
+	pc := m.Params(Parallelism{TP: 1, DP: 8, EP: 4})
+	if want := int64(32 * 2 * 3 * 4096 * 14336); pc.Expert != want {
+		t.Errorf("got %d expert parameters per rank, want %d", pc.Expert, want)
+	}
+	rs := findLine(w, "grad_reduce_experts").WG.Comm
+	if rs.Op != OpReduceScatter || rs.Group != GroupDPEP || rs.Bytes != 4*pc.Expert {
+		t.Errorf("got expert gradient reduction %+v, want REDUCESCATTER_DP_EP of %d B", rs, 4*pc.Expert)
+	}
+	if _, err := Generate(m, Parallelism{TP: 1, DP: 6, EP: 3}, GPUs()[0]); err == nil {
+		t.Error("EP 3 with 8 experts: got no error")
+	}
+	if _, err := NewRun(w, DefaultRunConfig()); err != nil {
+		t.Errorf("NewRun: %v", err)
 	}
 }
 

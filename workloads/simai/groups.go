@@ -175,6 +175,24 @@ func (l Layout) Ring(g Group, c int) []int {
 	return order
 }
 
+// Channels is SimAI's number of rings for group g: its ranks per host,
+// the group's size over the hosts it spans (MockNcclGroup::gen_local_ring:
+// nlocalranks = ranks.size()/nNodes, one ring per local rank). A group
+// with one rank per host has one ring; a TP group inside one 8-GPU server
+// has 8.
+func (l Layout) Channels(g Group) int {
+	hosts := 0
+	for i, r := range g.Ranks {
+		if i == 0 || l.Host(r) != l.Host(g.Ranks[i-1]) {
+			hosts++
+		}
+	}
+	if hosts == 0 {
+		return 1
+	}
+	return max(len(g.Ranks)/hosts, 1)
+}
+
 // Flow is one point-to-point transfer of an expanded collective.
 type Flow struct {
 	Src, Dst int // ranks

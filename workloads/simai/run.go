@@ -28,9 +28,20 @@ type RunConfig struct {
 	// SendLatency is the fixed delay before every send (default 6us,
 	// SimAI's AS_SEND_LAT default).
 	SendLatency engine.Time
-	// Channels is the number of rings per collective C (default 1): each
-	// flow carries S/(n*C) bytes.
+	// SendLatencyTable replaces SendLatency by SimAI 1.7's table
+	// (SendLatencyFor): per protocol, NVLink or network.
+	SendLatencyTable bool
+	// Protocol is the NCCL protocol the table is read for (default
+	// Simple).
+	Protocol Protocol
+	// Channels forces C rings on every group: each ring flow carries
+	// S/(n*C) bytes. 0 (the default) is SimAI's rule: each group gets one
+	// ring per rank it has on a host (Layout.Channels), all-to-all one.
 	Channels int
+	// OverlapDP starts every weight-gradient collective as soon as its
+	// rank issues it. false (the default) is SimAI's rule: one collective
+	// per rank and dimension in flight, waiting ones newest-first.
+	OverlapDP bool
 	// CommScale and ComputeScale multiply every collective size and every
 	// compute time (SimAI's comm_scale and compute_scale; default 1).
 	// Scaled sizes round to the nearest byte (at least 1 B) and scaled
@@ -45,11 +56,62 @@ const (
 )
 
 // DefaultRunConfig returns the defaults: GPUs from the workload, one GPU
-// per host, NVLink 2400 Gbps, one iteration, 6us send latency, one channel,
-// no scaling.
+// per host, NVLink 2400 Gbps, one iteration, a fixed 6us send latency
+// (table protocol Simple), SimAI's channels per group, SimAI's
+// per-dimension queues, no scaling.
 func DefaultRunConfig() RunConfig {
 	return RunConfig{GPUsPerHost: 1, NVLinkRate: DefaultNVLinkRate, Iterations: 1,
-		SendLatency: DefaultSendLatency, Channels: 1, CommScale: 1, ComputeScale: 1}
+		SendLatency: DefaultSendLatency, Protocol: ProtoSimple, CommScale: 1, ComputeScale: 1}
+}
+
+// Protocol is an NCCL protocol, a key of SimAI 1.7's send-latency table.
+type Protocol uint8
+
+// Protocols.
+const (
+	ProtoLL Protocol = iota
+	ProtoLL128
+	ProtoSimple
+)
+
+var protocolNames = [...]string{"ll", "ll128", "simple"}
+
+func (p Protocol) String() string {
+	if int(p) < len(protocolNames) {
+		return protocolNames[p]
+	}
+	return "protocol(" + strconv.Itoa(int(p)) + ")"
+}
+
+// ParseProtocol reads "ll", "ll128" or "simple".
+func ParseProtocol(s string) (Protocol, error) {
+	for i, n := range protocolNames {
+		if s == n {
+			return Protocol(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown protocol %q (ll, ll128, simple)", s)
+}
+
+// sendLatencyRing is the Ring row of SimAI 1.7's send-latency tables
+// (network_frontend/ns3/entry.h SendFlow, send_lat_table_nvlink and
+// send_lat_table_net), in ns, by protocol LL, LL128, Simple: NCCL 2.30's
+// base plus hardware latency.
+var sendLatencyRing = [2][3]engine.Time{
+	{7200, 15900, 11800}, // NVLink (same node)
+	{9300, 18000, 22400}, // network
+}
+
+// SendLatencyFor is SimAI 1.7's send latency of a ring flow with protocol
+// p, between GPUs of one host (NVLink) or over the network. dcsim runs
+// every collective as a ring or a direct all-to-all, so it reads the Ring
+// row for all of them.
+func SendLatencyFor(p Protocol, sameHost bool) engine.Time {
+	row := 1
+	if sameHost {
+		row = 0
+	}
+	return sendLatencyRing[row][p] * engine.Nanosecond
 }
 
 // Transfer is one RDMA message between two hosts.
@@ -71,8 +133,9 @@ type ActionKind uint8
 
 // Kinds of Action.
 const (
-	// Post: hand Transfer to the network at time At; call Run.Done with
-	// its ID when its last byte is acknowledged.
+	// Post: hand Transfer to the network at time At; call Run.Sent with
+	// its ID when its last byte has been serialised onto the sender's link
+	// and Run.Done when that byte is acknowledged.
 	Post ActionKind = iota + 1
 	// Wake: call Run.Wake with Token at time At.
 	Wake
@@ -144,9 +207,10 @@ type progOp struct {
 // groupInfo is a communicator with its ring orders, built on first use.
 type groupInfo struct {
 	Group
-	name string
-	ring [][]int // per channel: ring position -> member
-	pos  [][]int // per channel: member -> ring position
+	name     string
+	channels int     // rings of its ring collectives
+	ring     [][]int // per channel: ring position -> member
+	pos      [][]int // per channel: member -> ring position
 }
 
 type instKey struct {
@@ -179,6 +243,10 @@ type inst struct {
 	start     engine.Time
 	end       engine.Time
 	tagPrefix string
+	channels  int
+	// slot: its members hold their rank's queue of its dimension (not
+	// with OverlapDP on the DP dimension).
+	slot bool
 }
 
 type flowRef struct {
@@ -186,12 +254,40 @@ type flowRef struct {
 	from, to  int // members
 	ch, step  int
 	intraHost bool
+	sent      bool // the sender's side is released
+}
+
+// Dimensions: SimAI's ns-3 front end has one queue per dimension, and the
+// workload splits its one dimension at the TP size (Sys::break_dimension):
+// the fwd and ig columns run on the model dimension, the wg column on the
+// data dimension (Workload::decode_involved_dimensions), whatever the
+// group (TP, EP, DP, DP_EP).
+const (
+	dimModel = iota
+	dimData
+	numDims
+)
+
+func dimOf(p Phase) int {
+	if p == WG {
+		return dimData
+	}
+	return dimModel
+}
+
+// dimQueue is one rank's queue of one dimension: one stream running
+// (queue_threshold 1), the waiting ones run newest-first (LIFO priority,
+// Sys::insert_stream after the running stream).
+type dimQueue struct {
+	busy    bool
+	waiting []*progOp
 }
 
 type rankState struct {
 	pc        int
 	pass      int
-	waitInst  *inst
+	blocked   bool // waiting for a blocking collective
+	dims      [numDims]dimQueue
 	waitLine  int
 	waitAll   bool
 	pendingWG int
@@ -250,8 +346,10 @@ func NewRun(w *Workload, cfg RunConfig) (*Run, error) {
 	switch {
 	case cfg.Iterations < 1:
 		return nil, fmt.Errorf("iterations: must be >= 1, got %d", cfg.Iterations)
-	case cfg.Channels < 1:
-		return nil, fmt.Errorf("channels: must be >= 1, got %d", cfg.Channels)
+	case cfg.Channels < 0:
+		return nil, fmt.Errorf("channels: must be >= 0 (0 = per group), got %d", cfg.Channels)
+	case int(cfg.Protocol) >= len(protocolNames):
+		return nil, fmt.Errorf("protocol: %v", cfg.Protocol)
 	case cfg.SendLatency < 0:
 		return nil, fmt.Errorf("send_latency: must be >= 0, got %v", cfg.SendLatency)
 	case cfg.NVLinkRate <= 0:
@@ -486,9 +584,9 @@ func (r *Run) advance(i int, now engine.Time) {
 			rs.pc++
 		case opColl:
 			rs.pc++
-			in := r.issue(i, op, now)
+			r.enqueue(i, op, now)
 			if op.blocking {
-				rs.waitInst = in
+				rs.blocked = true
 				return
 			}
 			rs.wgPending[op.line] = true
@@ -523,6 +621,40 @@ func (r *Run) finishPass(i int, now engine.Time) {
 	}
 }
 
+// enqueue issues rank i's collective of op now if its dimension's queue
+// is free (or it is a weight-gradient collective with OverlapDP), else
+// leaves it waiting.
+func (r *Run) enqueue(i int, op *progOp, now engine.Time) {
+	d := dimOf(op.phase)
+	if d == dimData && r.cfg.OverlapDP {
+		r.issue(i, op, now, false)
+		return
+	}
+	q := &r.ranks[i].dims[d]
+	if q.busy {
+		q.waiting = append(q.waiting, op)
+		return
+	}
+	q.busy = true
+	r.issue(i, op, now, true)
+}
+
+// release frees rank i's queue of dimension d and starts the newest
+// waiting collective.
+func (r *Run) release(i, d int, now engine.Time) {
+	q := &r.ranks[i].dims[d]
+	if !q.busy {
+		panic(fmt.Sprintf("simai: rank %d released an idle queue %d", i, d))
+	}
+	q.busy = false
+	if n := len(q.waiting); n > 0 {
+		op := q.waiting[n-1]
+		q.waiting = q.waiting[:n-1]
+		q.busy = true
+		r.issue(i, op, now, true)
+	}
+}
+
 // wgDone clears rank i's outstanding weight-gradient collective of line.
 func (r *Run) wgDone(i, line int, now engine.Time) {
 	rs := &r.ranks[i]
@@ -552,8 +684,12 @@ func (r *Run) group(k GroupKind, index int) *groupInfo {
 	}
 	g := &groupInfo{Group: r.layout.Group(k, index)}
 	g.name = g.Group.Name()
+	g.channels = r.cfg.Channels
+	if g.channels == 0 {
+		g.channels = r.layout.Channels(g.Group)
+	}
 	n := len(g.Ranks)
-	for c := 0; c < r.cfg.Channels; c++ {
+	for c := 0; c < g.channels; c++ {
 		ring := r.layout.Ring(g.Group, c)
 		pos := make([]int, n)
 		for p, m := range ring {
@@ -567,8 +703,8 @@ func (r *Run) group(k GroupKind, index int) *groupInfo {
 }
 
 // issue makes rank i join the collective of op, creating it on first use,
-// and sends what it can.
-func (r *Run) issue(i int, op *progOp, now engine.Time) *inst {
+// and sends what it can; slot says its part holds the rank's queue.
+func (r *Run) issue(i int, op *progOp, now engine.Time, slot bool) {
 	l := &r.w.Lines[op.line]
 	c := l.Stage(op.phase).Comm
 	gi, m := r.layout.Index(c.Group, i)
@@ -582,16 +718,20 @@ func (r *Run) issue(i int, op *progOp, now engine.Time) *inst {
 			execOp = OpAllReduce
 		}
 		in = &inst{key: key, g: g, op: execOp, bytes: r.bytes[op.line][op.phase], steps: Steps(execOp, n),
-			blocking: op.blocking, members: make([]member, n), issued: now, start: engine.Never}
+			blocking: op.blocking, members: make([]member, n), issued: now, start: engine.Never, slot: slot}
+		in.channels = g.channels
 		if execOp == OpAllToAll {
-			in.expect = (n - 1) * r.cfg.Channels
+			// SimAI's all-to-all is one channel (MockNcclGroup::
+			// genAlltoAllFlowModels) unless Channels forces more.
+			in.channels = max(r.cfg.Channels, 1)
+			in.expect = (n - 1) * in.channels
 		} else {
-			in.expect = in.steps * r.cfg.Channels
+			in.expect = in.steps * in.channels
 		}
 		if execOp != OpAllToAll {
 			// A member may receive before it issues, so every member's
 			// ring state exists from the start.
-			ch := r.cfg.Channels
+			ch := in.channels
 			next := make([]int, n*ch)
 			got := make([]bool, n*ch*in.steps)
 			for j := range in.members {
@@ -610,19 +750,20 @@ func (r *Run) issue(i int, op *progOp, now engine.Time) *inst {
 	mb.issuedAt = now
 	n := len(in.members)
 	if in.op == OpAllToAll {
-		for ch := 0; ch < r.cfg.Channels; ch++ {
+		for ch := 0; ch < in.channels; ch++ {
 			for j := 0; j < n; j++ {
 				if j != m {
-					r.send(in, m, j, ch, 0, flowBytes(in.op, in.bytes, n, r.cfg.Channels, ch, j), now)
+					r.send(in, m, j, ch, 0, flowBytes(in.op, in.bytes, n, in.channels, ch, j), now)
 				}
 			}
 		}
-		return in
+	} else {
+		for ch := 0; ch < in.channels; ch++ {
+			r.trySend(in, m, ch, now)
+		}
 	}
-	for ch := 0; ch < r.cfg.Channels; ch++ {
-		r.trySend(in, m, ch, now)
-	}
-	return in
+	// A member that receives everything before it issues (and sends
+	// nothing) could be complete already; no collective has such members.
 }
 
 // trySend sends every ring step member m may send on channel ch: step k
@@ -641,7 +782,7 @@ func (r *Run) trySend(in *inst, m, ch int, now engine.Time) {
 			break
 		}
 		mb.nextSend[ch] = k + 1
-		r.send(in, m, succ, ch, k, flowBytes(in.op, in.bytes, n, r.cfg.Channels, ch, ringChunk(in.op, n, p, k)), now)
+		r.send(in, m, succ, ch, k, flowBytes(in.op, in.bytes, n, in.channels, ch, ringChunk(in.op, n, p, k)), now)
 	}
 }
 
@@ -652,6 +793,9 @@ func (r *Run) send(in *inst, from, to, ch, step int, bytes int64, now engine.Tim
 	src, dst := in.g.Ranks[from], in.g.Ranks[to]
 	hs, hd := r.layout.Host(src), r.layout.Host(dst)
 	at := now + r.cfg.SendLatency
+	if r.cfg.SendLatencyTable {
+		at = now + SendLatencyFor(r.cfg.Protocol, hs == hd)
+	}
 	in.start = min(in.start, at)
 	ref := flowRef{in: in, from: from, to: to, ch: ch, step: step, intraHost: hs == hd}
 	r.flows[id] = ref
@@ -664,7 +808,7 @@ func (r *Run) send(in *inst, from, to, ch, step int, bytes int64, now engine.Tim
 		return
 	}
 	tag := in.tagPrefix + strconv.Itoa(step)
-	if r.cfg.Channels > 1 {
+	if in.channels > 1 {
 		tag += "c" + strconv.Itoa(ch)
 	}
 	r.posted++
@@ -672,11 +816,36 @@ func (r *Run) send(in *inst, from, to, ch, step int, bytes int64, now engine.Tim
 		SrcGPU: src, DstGPU: dst, Bytes: bytes, Tag: tag}})
 }
 
+// Sent reports that the last byte of network transfer id has been
+// serialised onto its sender's link at now: SimAI's send_finish
+// (network_frontend/ns3/entry.h), which releases the sender's side of the
+// flow. The receiver's side waits for Done. A driver that never calls Sent
+// releases both at Done. The returned slice is valid until the next call.
+func (r *Run) Sent(now engine.Time, id int) []Action {
+	ref, ok := r.flows[id]
+	if !ok || ref.intraHost || ref.sent {
+		panic(fmt.Sprintf("simai: Sent for unknown or sent transfer %d", id))
+	}
+	r.out = r.out[:0]
+	ref.sent = true
+	r.flows[id] = ref
+	in := ref.in
+	in.end = max(in.end, now)
+	in.members[ref.from].sendsDone++
+	r.checkMember(in, ref.from, now)
+	return r.out
+}
+
+// flowDone is SimAI's qp_finish: the last ACK reached the sender, so the
+// receiver has the data (and the sender's side ends too if Sent did not
+// come first).
 func (r *Run) flowDone(id int, ref flowRef, now engine.Time) {
 	delete(r.flows, id)
 	in := ref.in
 	in.end = max(in.end, now)
-	in.members[ref.from].sendsDone++
+	if !ref.sent {
+		in.members[ref.from].sendsDone++
+	}
 	to := &in.members[ref.to]
 	to.recv++
 	if in.op != OpAllToAll {
@@ -705,13 +874,16 @@ func (r *Run) checkMember(in *inst, m int, now engine.Time) {
 		delete(r.insts, in.key)
 	}
 	rank := in.g.Ranks[m]
+	if in.slot {
+		r.release(rank, dimOf(in.key.phase), now)
+	}
 	upd := r.w.Lines[in.key.line].Update
 	if in.blocking {
 		rs := &r.ranks[rank]
-		if rs.waitInst != in {
+		if !rs.blocked {
 			panic(fmt.Sprintf("simai: rank %d finished %s it was not waiting for", rank, in.tagPrefix))
 		}
-		rs.waitInst = nil
+		rs.blocked = false
 		if upd > 0 {
 			r.wake(now+upd, rank<<2|tokRank)
 		} else {

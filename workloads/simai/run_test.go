@@ -337,7 +337,7 @@ func TestMicroAllReduceFile(t *testing.T) {
 func TestNVLink(t *testing.T) {
 	w, _ := Microbench("allreduce", 8*engine.MiB, 8)
 	cfg := DefaultRunConfig()
-	cfg.GPUsPerHost = 8
+	cfg.GPUsPerHost, cfg.Channels = 8, 1 // one ring forced (SimAI would run 8)
 	r := newRun(t, w, cfg)
 	end := runIdeal(t, r, func(Transfer) engine.Time {
 		t.Fatal("intra-host transfer posted to the network")
@@ -493,7 +493,8 @@ func TestNewRunErrors(t *testing.T) {
 		{"not multiple", func(c *RunConfig) { c.GPUs = 12 }, gptFile + ": gpus: 12 is not a multiple of tp 8 x pp 1"},
 		{"per host", func(c *RunConfig) { c.GPUs, c.GPUsPerHost = 16, 0 }, gptFile + ": gpus_per_host: must be >= 1, got 0"},
 		{"iterations", func(c *RunConfig) { c.GPUs, c.Iterations = 16, 0 }, "iterations: must be >= 1, got 0"},
-		{"channels", func(c *RunConfig) { c.GPUs, c.Channels = 16, 0 }, "channels: must be >= 1, got 0"},
+		{"channels", func(c *RunConfig) { c.GPUs, c.Channels = 16, -1 }, "channels: must be >= 0 (0 = per group), got -1"},
+		{"protocol", func(c *RunConfig) { c.GPUs, c.Protocol = 16, 3 }, "protocol: protocol(3)"},
 		{"latency", func(c *RunConfig) { c.GPUs, c.SendLatency = 16, -1 }, "send_latency: must be >= 0, got -1ps"},
 		{"nvlink", func(c *RunConfig) { c.GPUs, c.NVLinkRate = 16, 0 }, "nvlink_rate: must be > 0, got 0bps"},
 		{"comm scale", func(c *RunConfig) { c.GPUs, c.CommScale = 16, 0 }, "comm_scale: must be in (0, 1e6], got 0"},
