@@ -61,7 +61,8 @@
 // the first member that issues it; a member may receive flows before it
 // issues its part, but sends nothing until it has. A rank's part of
 // a collective completes when it has received every flow addressed to it
-// and every flow it sent has been delivered.
+// (the flow's last ACK reached its sender) and every flow it sent has been
+// serialised (see "Rules taken from SimAI").
 //
 // IterationStat i runs from the earliest rank starting pass i to the last
 // rank finishing it (after its outstanding collectives); Compute is the sum
@@ -71,7 +72,78 @@
 // member issued it, Start when its first flow was posted, End when its
 // last member finished, before the update delay; Name is "<line>.<phase>".
 // Transfer.Tag is "i<iteration>/L<line>/<line name>.<phase>/<group>/s<step>"
-// with "c<channel>" appended when Channels > 1.
+// with "c<channel>" appended when the collective has more than one ring.
+//
+// # Rules taken from SimAI
+//
+// dcsim follows SimAI (aliyun/SimAI, astra-sim-alibabacloud, read at
+// b5ff47c9 and at its 1.7 head cef83f9d) rule by rule; each is a default,
+// and where a researcher may want the old behaviour a RunConfig field
+// (and a scenario key) keeps it:
+//
+//   - Rings per group. SimAI gives every group one ring per rank it has on
+//     a server: astra-sim/system/MockNcclGroup.cc gen_local_ring takes
+//     nlocalranks = ranks/nNodes and makes nlocalranks rotations of the
+//     first server's ranks; genringchannels chains each rotation server to
+//     server (ring c = every server's local ranks rotated by c). The
+//     buffer splits evenly over the rings (genReduceScatterFlowModels:
+//     chunksize = data_size / nranks / ringchannels.size()). dcsim:
+//     Layout.Channels and Layout.Ring; LLaMA-7B's DP groups (TP 2, 8 GPUs
+//     per server) get 4 rings, GPT-13B's (TP 8) one, a TP group inside a
+//     server 8 (on NVLink). All-to-all is one channel
+//     (genAlltoAllFlowModels: S/n to every peer, channel 0, all at once).
+//     RunConfig.Channels > 0 (scenario force_channels) forces that many
+//     rings on every group instead.
+//   - One collective per rank and dimension. Each rank (a Sys) has one
+//     queue per dimension, and runs one stream per queue at a time
+//     (system/Sys.cc: the SchedulerUnit is built with queue_threshold =
+//     concurrent_streams = ceil(active_chunks_per_dimension /
+//     queues_per_dim[0]) = 1; notify_stream_added inits streams only
+//     while running_streams[vnet] < queue_threshold). The ns-3 front end
+//     (network_frontend/ns3/AstraSimNetwork.cc) builds one dimension with
+//     one queue; Workload::initialize_workload calls Sys::break_dimension
+//     at the TP size, which splits it into a model and a data dimension,
+//     one queue each, and decode_involved_dimensions puts the fwd and ig
+//     columns on the model dimension and the wg column on the data
+//     dimension, whatever group a line names (TP, EP, DP, DP_EP). A
+//     collective is one stream (determine_chunk_size with
+//     preferred_dataset_splits 1). A new stream is inserted behind the
+//     running one and ahead of every older waiting one: insert_stream
+//     (FIFO intra-dimension scheduling) skips initialised streams and
+//     streams of priority >= its own, and get_priority under the default
+//     LIFO policy hands out increasing priorities. So a rank runs at most
+//     one fwd/ig and one wg collective at a time, and its waiting wg
+//     collectives start newest first. The queue is per rank, as in SimAI:
+//     ranks of one group may order their waiting collectives differently
+//     only if they issue them at different moments relative to their
+//     previous one's end. RunConfig.OverlapDP (scenario
+//     overlap_dp_collectives) starts every wg collective when issued, as
+//     dcsim did before.
+//   - Step dependencies. A ring flow waits for its sender to have received
+//     the previous step on the same ring (SingleFlow prev = the ring
+//     predecessor), not for the sender's own earlier sends.
+//   - Completion. SimAI's ns-3 front end (network_frontend/ns3/entry.h)
+//     releases a flow's sender in send_finish, called by RdmaHw's
+//     SendComplete when the QP's last packet has been transmitted, and its
+//     receiver in qp_finish, called when the ACK of the last byte reaches
+//     the sender (notify_receiver_receive_data). Run.Sent and Run.Done are
+//     these two events; a driver that calls only Done releases both then.
+//   - QPs. SendFlow opens a new QP per flow (source port
+//     portNumber[src][dst]++, priority group 3): the scenario's training
+//     built-ins use per-flow QPs (nic.qp_mapping, the default).
+//   - Send latency. SendFlow starts each flow's application send_lat
+//     later: 6000 ns by default (AS_SEND_LAT overrides it, in ns: the code
+//     multiplies by 1000 into ns-3's ps ticks), RunConfig.SendLatency.
+//     SimAI 1.7 (entry.h at cef83f9d) reads send_lat_table_nvlink /
+//     send_lat_table_net by algorithm and protocol instead, NVLink when
+//     src/gpus_per_node == dst/gpus_per_node: Ring 7200 / 15900 / 11800 ns
+//     over NVLink and 9300 / 18000 / 22400 ns over the network for LL /
+//     LL128 / Simple (SendLatencyFor; RunConfig.SendLatencyTable, scenario
+//     send_latency_table). The protocol is picked by SimCCL from the
+//     message size, which is not public; dcsim takes it from
+//     RunConfig.Protocol, default Simple, NCCL's choice for the MB-sized
+//     ring steps that dominate training (LL is for messages of a few KiB).
+//     dcsim reads the Ring row for all-to-all too.
 //
 // # Collectives to flows (REFERENCE 7.6)
 //
@@ -83,8 +155,9 @@
 // TP*PP and of GPUsPerHost, and EP must divide DP.
 //
 // Every collective is a ring (ALLREDUCEALLTOALL too) except all-to-all,
-// which is direct. With n ranks and C channels (RunConfig.Channels,
-// default 1) a ring flow carries S/(n*C) bytes: channel c carries part c of
+// which is direct. With n ranks and C channels (Layout.Channels: the
+// group's ranks per host, or RunConfig.Channels when set) a ring flow
+// carries S/(n*C) bytes: channel c carries part c of
 // S split into C near-equal parts, cut into n chunks, and the flow moves
 // one chunk; remainders go to the low-numbered parts, and every flow
 // carries at least 1 byte. All-reduce takes 2(n-1) steps, reduce-scatter
@@ -93,8 +166,8 @@
 // All-to-all sends S/(n*C) to each of the n-1 peers at once. Channel c's
 // ring takes the group host by host with each host's ranks rotated by c;
 // with one GPU per host all channels share one ring. Every send is posted
-// SendLatency after it becomes ready (default 6us). Expand returns the
-// same flows as a static DAG.
+// SendLatency after it becomes ready (default 6us), or SendLatencyFor's
+// table value. Expand returns the same flows as a static DAG.
 //
 // Transfers between GPUs of one host never reach the network: each GPU has
 // one NVLink egress of NVLinkRate (default 2400 Gbps, A100 NVLink 3 per
@@ -105,8 +178,9 @@
 //
 // Run is a state machine with no clock. Start(now) returns the first
 // Actions; a Post action asks the driver to send Transfer (host Src to host
-// Dst, Bytes) at time At and to call Done(t, ID) when its last byte is
-// delivered; a Wake action asks for Wake(At, Token). Tokens are opaque.
+// Dst, Bytes) at time At, to call Sent(t, ID) when its last byte has been
+// serialised onto the sender's link and Done(t, ID) when that byte is
+// acknowledged; a Wake action asks for Wake(At, Token). Tokens are opaque.
 // Every returned slice is valid until the next call on the Run; actions are
 // never in the past. The run is deterministic: the same calls in the same
 // order produce the same actions and IDs. RunIdeal drives a Run on an
@@ -118,7 +192,8 @@
 // the nearest byte, at least 1) and compute time (to the nearest ps), as
 // SimAI's comm_scale and compute_scale do; update delays are not scaled.
 // DefaultRunConfig: GPUs 0 (from all_gpus), GPUsPerHost 1, NVLinkRate
-// 2400 Gbps, Iterations 1, SendLatency 6us, Channels 1, scales 1. NewRun
+// 2400 Gbps, Iterations 1, SendLatency 6us (SendLatencyTable off,
+// Protocol Simple), Channels 0 (per group), OverlapDP off, scales 1. NewRun
 // uses the values as given and rejects invalid ones by field name.
 //
 // # Micro-benchmarks
@@ -141,6 +216,7 @@
 //	gpt3-175b  96     12288  96    49152  50257  as gpt3-13b
 //	llama-7b   32     4096   32    11008  32000  RMSNorm, no biases, rotary, untied output, SwiGLU MLP
 //	llama-65b  80     8192   64    22016  32000  as llama-7b
+//	mixtral-8x7b 32   4096   32    14336  32000  as llama-7b, 8 experts, top-2 (attention counted as multi-head)
 //
 // all with sequence length 2048 and micro-batch 1. GPT-3 13B uses
 // Megatron's (and AICB's) hidden 5120, 12.85B parameters; the paper's
@@ -169,8 +245,20 @@
 // micro-batch block, whose backward runs last, carries the reduction of
 // its own parameters, so it overlaps the rest of the backward pass; the
 // sizes add up to 4P. The parameter all-gather stays one line. Header:
-// ep 1, pp, vpp = layers/pp, ga, all_gpus = TP*PP*DP, pp_comm = 2bsh when
+// ep, pp, vpp = layers/pp, ga, all_gpus = TP*PP*DP, pp_comm = 2bsh when
 // PP > 1. update_ns is 100 on every line, AICB's value.
+//
+// A mixture-of-experts model (Model.Experts > 0, mixtral-8x7b) replaces
+// each mlp_layer by three lines: moe_dispatch (fwd and ig ALLTOALL over
+// EP of 2*TopK*b*s*h B: every token's hidden state, bf16, to each of its
+// TopK experts; the ig one carries the gradients back), moe_experts (the
+// MLP compute times TopK, balanced routing; its TP all-reduces) and
+// moe_combine (the return all-to-all, fwd and ig). Each rank holds
+// Experts/EP experts; their parameters (ParamCounts.Expert) are reduced
+// and gathered over DP_EP (grad_reduce_experts, grad_gather_experts, or
+// per moe_experts line with OverlapGradReduce), the rest over DP, and the
+// router (h x Experts) counts with the dense parameters of moe_dispatch.
+// EP must divide Experts; the all-to-all runs only with EP > 1.
 //
 // Parameters per TP rank t, as Megatron lays them out: attention 4h^2/t
 // (+ 3h/t + h biases) + one norm; MLP 2hf/t or 3hf/t for SwiGLU (+ f/t + h
@@ -249,10 +337,10 @@
 //     in effect: its parser puts the checkpoint_initiates ids into the
 //     checkpoint set, so no layer ever initiates a recompute.
 //   - Only ring (and direct all-to-all) algorithms; no NVLS, tree, PXN or
-//     halving-doubling. SimAI uses C = ranks of the group per node rings;
-//     dcsim uses RunConfig.Channels for every group (the same with one GPU
-//     per host). The send latency is the fixed 6us default for every flow,
-//     not SimAI 1.7's per-algorithm table.
+//     halving-doubling; SimAI 1.7's SimCCL (Ring, PAT, NVLS and its
+//     protocol choice) is not public and not modelled.
+//   - SimAI's NVLink flows cross simulated NVSwitch nodes; dcsim's take a
+//     per-GPU FIFO (below).
 //   - NVLink is a per-GPU FIFO delay, not simulated links and NVSwitches.
 //   - ALLREDUCEALLTOALL runs as a ring all-reduce on its column's group;
 //     SimAI's prefix matching decodes it as an all-reduce on no group.
