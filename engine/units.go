@@ -22,7 +22,22 @@ const (
 	Second      Time = 1000 * Millisecond
 	// Never is a time after every event; it marks "no deadline".
 	Never Time = math.MaxInt64
+	// MaxSpan is the longest finite span a scenario may give (2^61 ps,
+	// about 26.7 days). Any two such spans and a clock within two of them
+	// still add up below Never, so deadlines such as duration + drain_limit
+	// or now + timeout cannot overflow int64.
+	MaxSpan Time = 1 << 61
 )
+
+// SatAdd returns a + b for non-negative a and b, saturating at Never: a
+// deadline computed from a "never" span stays Never instead of wrapping
+// negative.
+func SatAdd(a, b Time) Time {
+	if b > Never-a {
+		return Never
+	}
+	return a + b
+}
 
 // Nanoseconds returns t in ns, truncated toward zero.
 func (t Time) Nanoseconds() int64 { return int64(t / Nanosecond) }
@@ -72,6 +87,9 @@ func ParseTime(s string) (Time, error) {
 		if u.name == "s" && (strings.HasSuffix(num, "p") || strings.HasSuffix(num, "n") || strings.HasSuffix(num, "u") || strings.HasSuffix(num, "m")) {
 			continue
 		}
+		if unit := trailingUnit(num); unit != "" {
+			return 0, fmt.Errorf("bad duration %q: unknown unit %q (valid: ps, ns, us, ms, s)", s, unit+u.name)
+		}
 		v, err := scaleDecimal(num, int64(u.unit))
 		if err != nil {
 			return 0, fmt.Errorf("bad duration %q: %v", s, err)
@@ -79,6 +97,16 @@ func ParseTime(s string) (Time, error) {
 		return Time(v), nil
 	}
 	return 0, fmt.Errorf("bad duration %q: want a number with a unit (ps, ns, us, ms, s)", s)
+}
+
+// trailingUnit returns the letters after the number in num ("Ti" of
+// "1Ti", "day" of "30day"), or "" when num ends in a digit or is empty.
+func trailingUnit(num string) string {
+	i := strings.LastIndexFunc(num, func(r rune) bool { return r >= '0' && r <= '9' || r == '.' })
+	if i < 0 || i == len(num)-1 {
+		return ""
+	}
+	return strings.TrimSpace(num[i+1:])
 }
 
 // scaleDecimal parses a non-negative decimal number and multiplies it by
@@ -98,6 +126,9 @@ func scaleDecimal(num string, unit int64) (int64, error) {
 	for _, part := range []string{intPart, frac} {
 		for _, c := range part {
 			if c < '0' || c > '9' {
+				if _, err := strconv.ParseFloat(num, 64); err == nil {
+					return 0, fmt.Errorf("exponent notation is not accepted: write the digits")
+				}
 				return 0, fmt.Errorf("not a decimal number")
 			}
 		}
@@ -245,6 +276,9 @@ func ParseSize(s string) (int64, error) {
 	for _, u := range sizeUnits {
 		if strings.HasSuffix(t, u.name) {
 			num := strings.TrimSpace(strings.TrimSuffix(t, u.name))
+			if unit := trailingUnit(num); unit != "" {
+				return 0, fmt.Errorf("bad size %q: unknown unit %q (valid: B, KB, KiB, MB, MiB, GB, GiB)", s, unit+u.name)
+			}
 			v, err := scaleDecimal(num, u.unit)
 			if err != nil {
 				return 0, fmt.Errorf("bad size %q: %v", s, err)

@@ -167,3 +167,14 @@ func TestPsPerByte(t *testing.T) {
 		}
 	}
 }
+
+func TestSatAdd(t *testing.T) {
+	for _, tc := range []struct{ a, b, want Time }{
+		{1, 2, 3}, {0, Never, Never}, {Millisecond, Never, Never}, {Never, 0, Never},
+		{MaxSpan, MaxSpan, 2 * MaxSpan}, {Never - 1, 1, Never}, {Never - 1, 2, Never},
+	} {
+		if got := SatAdd(tc.a, tc.b); got != tc.want {
+			t.Errorf("SatAdd(%d, %d): got %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

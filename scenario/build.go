@@ -212,7 +212,7 @@ func Build(s *Scenario) (*Sim, error) {
 		AckHighPrio:  s.NIC.ACKClass == ACKClassAuto && spec.AckHighPrio,
 		AckInterval:  int64(s.NIC.ACKInterval) * mtu,
 		NackInterval: engine.Time(s.NIC.NACKInterval),
-		RTO:          engine.Time(s.NIC.RTO),
+		RTO:          s.NIC.rto(),
 		Mapping:      mapping,
 		CNPInterval:  engine.Time(s.NIC.CNPInterval),
 		CC:           spec,

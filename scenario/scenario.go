@@ -169,6 +169,15 @@ type NIC struct {
 	Params any `yaml:"-"`
 }
 
+// rto is the retransmission timeout the RNIC takes: 0 for both "0" and
+// "never" (no timeout), so that now + rto cannot overflow.
+func (n *NIC) rto() engine.Time {
+	if n.RTO.T() == engine.Never {
+		return 0
+	}
+	return n.RTO.T()
+}
+
 // CC is the congestion control run by every QP.
 type CC struct {
 	Algorithm string `yaml:"algorithm"`

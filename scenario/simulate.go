@@ -65,7 +65,7 @@ func (s *Sim) Run(opt Options) *Result {
 		smp = newSampler(s, iv)
 	}
 	dur := engine.Time(sc.Duration)
-	limit := dur + engine.Time(sc.DrainLimit)
+	limit := engine.SatAdd(dur, engine.Time(sc.DrainLimit)) // drain_limit may be never
 	eng := s.Engine
 	k := &s.Cluster.Counters
 	report := func(draining bool) {

@@ -100,7 +100,11 @@ func parseTime(s string) (engine.Time, error) {
 	if strings.TrimSpace(s) == "never" {
 		return engine.Never, nil
 	}
-	return engine.ParseTime(s)
+	t, err := engine.ParseTime(s)
+	if err == nil && t > engine.MaxSpan {
+		return 0, fmt.Errorf("bad duration %q: longer than the longest span dcsim can add without overflow, 2^61 ps (about 26.7 days)", s)
+	}
+	return t, err
 }
 
 // parseRate is engine.ParseRate, except that a zero rate ("0", "0bps")

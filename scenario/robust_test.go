@@ -1,0 +1,105 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dcsim/dcsim/engine"
+	"go.yaml.in/yaml/v3"
+)
+
+// timePaths lists the dotted path of every field of s that prints as a
+// duration, plugin sub-maps included.
+func timePaths(t *testing.T, s *Scenario) []string {
+	t.Helper()
+	var root yaml.Node
+	if err := yaml.Unmarshal(s.YAML(), &root); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	var walk func(n *yaml.Node, prefix string)
+	walk = func(n *yaml.Node, prefix string) {
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i].Value, n.Content[i+1]
+			if v.Kind == yaml.MappingNode {
+				walk(v, prefix+k+".")
+				continue
+			}
+			if v.Kind == yaml.ScalarNode && v.Value != "0" {
+				if _, err := engine.ParseTime(v.Value); err == nil || v.Value == "never" {
+					paths = append(paths, prefix+k)
+				}
+			}
+		}
+	}
+	walk(root.Content[0], "")
+	return paths
+}
+
+// Every time field, set to "never" or to the longest finite span, is
+// either rejected at validation or runs without a sum overflowing int64:
+// an overflow shows as an event scheduled in the past (a panic) or as a
+// run that ends at duration with flows unfinished (issue #15, item 1).
+func TestTimeFieldsCannotOverflow(t *testing.T) {
+	small := []string{"topology.kind=star", "topology.hosts=4", "duration=20us", "workload.load=0.3"}
+	for _, plugin := range []string{"nic.scheduler=fair", "nic.scheduler=storm", "nic.scheduler=pias", "cc.algorithm=dcqcn", "cc.algorithm=hpcc", "cc.algorithm=timely", "cc.algorithm=dctcp"} {
+		base, err := Load("default", append(small[:len(small):len(small)], plugin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range timePaths(t, base) {
+			if path == "duration" {
+				continue // arrivals for 26 days would take as long to simulate; duration + drain_limit is covered by drain_limit
+			}
+			for _, v := range []string{"never", engine.MaxSpan.String()} {
+				set := append(append([]string{}, small...), plugin, path+"="+v)
+				if path != "drain_limit" {
+					set = append(set, "drain_limit=1ms")
+				}
+				s, err := Load("default", set)
+				if err != nil {
+					if strings.Contains(err.Error(), "panic") {
+						t.Errorf("%s=%s: %v", path, v, err)
+					}
+					continue
+				}
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("%s %s=%s: panic: %v", plugin, path, v, r)
+						}
+					}()
+					sim, err := Build(s)
+					if err != nil {
+						return
+					}
+					res := sim.Run(Options{})
+					if path == "drain_limit" && !res.Drained {
+						t.Errorf("drain_limit=%s: run ended with %d of %d flows unfinished, want all drained",
+							v, res.Run.FlowsTotal-res.Run.FlowsDone, res.Run.FlowsTotal)
+					}
+				}()
+			}
+		}
+	}
+}
+
+// A finite span above engine.MaxSpan is rejected by name, as are units
+// that do not exist and exponent notation.
+func TestTimeAndSizeUnitErrors(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"duration=3000000s", `--set duration=3000000s: duration: bad duration "3000000s": longer than the longest span dcsim can add without overflow, 2^61 ps (about 26.7 days)`},
+		{"drain_limit=1e308s", `--set drain_limit=1e308s: drain_limit: bad duration "1e308s": exponent notation is not accepted: write the digits`},
+		{"duration=30days", `--set duration=30days: duration: bad duration "30days": unknown unit "days" (valid: ps, ns, us, ms, s)`},
+		{"switch.buffer=1TiB", `--set switch.buffer=1TiB: switch.buffer: bad size "1TiB": unknown unit "TiB" (valid: B, KB, KiB, MB, MiB, GB, GiB)`},
+		{"switch.buffer=1.5e3KB", `--set switch.buffer=1.5e3KB: switch.buffer: bad size "1.5e3KB": exponent notation is not accepted: write the digits`},
+	} {
+		_, err := Load("default", []string{tc.set})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("--set %s: got %v, want %s", tc.set, err, tc.want)
+		}
+	}
+}
