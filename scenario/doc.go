@@ -47,7 +47,9 @@
 //
 // Top level:
 //
-//	name          string   default: the file's base name without extension
+//	name          string   default: the file's base name without extension; one safe
+//	                       directory name (letters, digits, spaces, ._+-=@,; not
+//	                       starting with . or -; see CheckName)
 //	seed          uint64   1. Every random stream derives from it.
 //	duration      duration 10ms. Workloads start flows in [0, duration).
 //	drain_limit   duration 100ms. After duration the run continues until

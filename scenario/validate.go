@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/workloads/cloud"
@@ -35,6 +36,35 @@ func (s *Scenario) Validate() error {
 		if fe := check(); fe != nil {
 			return fe
 		}
+	}
+	return nil
+}
+
+// maxNameLen bounds a name, which becomes a directory name.
+const maxNameLen = 128
+
+// CheckName reports whether name can be a directory name under --out:
+// dcsim run writes to out/NAME-HASH and dcsim sweep to out/NAME. It must
+// be one path component that stays where it is put: not empty, "." or
+// "..", no leading dot or dash, at most 128 bytes, and only letters,
+// digits, spaces inside and "._+-=@,".
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("must not be empty: it names the output directory")
+	case len(name) > maxNameLen:
+		return fmt.Errorf("%d bytes long, above the limit of %d: it names the output directory", len(name), maxNameLen)
+	}
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(" ._+-=@,", r) {
+			return fmt.Errorf("%q has %q: a name is one directory name of letters, digits, spaces and ._+-=@, (no path separators)", name, r)
+		}
+	}
+	switch {
+	case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "-"):
+		return fmt.Errorf("%q starts with %q: it names the output directory, which would be hidden or read as a flag", name, name[:1])
+	case strings.TrimSpace(name) != name:
+		return fmt.Errorf("%q starts or ends with a space", name)
 	}
 	return nil
 }
@@ -104,6 +134,11 @@ func firstErr(errs ...*FieldError) *FieldError {
 }
 
 func (s *Scenario) validateTop() *FieldError {
+	if s.Name != "" { // unnamed is allowed: dcsim run then writes to out/run-HASH
+		if err := CheckName(s.Name); err != nil {
+			return fieldErr("name", "%v", err)
+		}
+	}
 	if s.Duration <= 0 || s.Duration.T() == engine.Never {
 		return fieldErr("duration", "must be positive and finite, got %v", s.Duration)
 	}

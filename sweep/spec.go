@@ -169,7 +169,7 @@ func Parse(filename string, data []byte) (*Spec, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	var baseNode *yaml.Node
+	var baseNode, nameNode *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], resolve(root.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
@@ -187,7 +187,7 @@ func Parse(filename string, data []byte) (*Spec, error) {
 			if v.Kind != yaml.ScalarNode {
 				return nil, bad(k, "name", "want a string, got %s", kindName(v))
 			}
-			s.Name = v.Value
+			s.Name, nameNode = v.Value, k
 		case "base":
 			if v.Kind != yaml.ScalarNode || isNull(v) || strings.TrimSpace(v.Value) == "" {
 				return nil, bad(k, "base", "want a built-in scenario name or a scenario file path, got %s", kindName(v))
@@ -222,6 +222,13 @@ func Parse(filename string, data []byte) (*Spec, error) {
 		default:
 			return nil, bad(k, k.Value, "unknown field (valid: name, base, set, grid, zip)")
 		}
+	}
+	if err := scenario.CheckName(s.Name); err != nil {
+		line := 0
+		if nameNode != nil {
+			line = nameNode.Line
+		}
+		return nil, &Error{File: file, Line: line, Field: "name", Msg: err.Error()}
 	}
 	if baseNode != nil {
 		s.baseLine = baseNode.Line

@@ -117,6 +117,8 @@ func TestSweepBadInput(t *testing.T) {
 		{"syntax", "base: small.yaml\ngrid: {seed: [1,\n", []string{"-j", "1"}, "sweep.yaml:2: did not find expected node content"},
 		{"bad shard", cliSweep, []string{"--shard", "4/4"}, "--shard: shard \"4/4\": want 0 <= I < N"},
 		{"bad workers", cliSweep, []string{"--workers", "-1"}, "--workers: -1 is negative"},
+		{"name escapes", "name: ../../escaped\nbase: small.yaml\ngrid: {seed: [1]}\n", nil, `sweep.yaml:1: name: "../../escaped" has '/'`},
+		{"empty name", "name: ''\nbase: small.yaml\ngrid: {seed: [1]}\n", nil, `sweep.yaml:1: name: must not be empty`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
