@@ -3,7 +3,6 @@ package scenario
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -217,10 +216,16 @@ func workloadName(w *Workload) string {
 }
 
 // WriteDir writes a run's files into dir (created if needed): flows.parquet,
-// samples.parquet when tracing, scenario.yaml, and run.parquet last, which
-// marks the run complete. Each file appears atomically.
+// samples.parquet when tracing, iterations.parquet and collectives.parquet
+// for training, scenario.yaml, and run.parquet last, which marks the run
+// complete. Each file appears atomically. An earlier run's files in dir
+// are replaced: its run.parquet is removed first and every run file this
+// run does not write is removed too; other files are left alone.
 func (r *Result) WriteDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := PrepareDir(dir); err != nil {
+		return err
+	}
+	if err := clearRun(dir); err != nil {
 		return err
 	}
 	if err := analysis.WriteFlows(filepath.Join(dir, analysis.FlowsFile), r.Flows); err != nil {
@@ -240,7 +245,7 @@ func (r *Result) WriteDir(dir string) error {
 		}
 	}
 	yml := r.Sim.Scenario.YAML()
-	if err := analysis.WriteFileAtomic(filepath.Join(dir, "scenario.yaml"), func(w io.Writer) error {
+	if err := analysis.WriteFileAtomic(filepath.Join(dir, ScenarioFile), func(w io.Writer) error {
 		_, err := w.Write(yml)
 		return err
 	}); err != nil {

@@ -84,7 +84,7 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 	if opt.Out == "" {
 		return nil, errors.New("sweep: no output directory")
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	if err := scenario.PrepareDir(opt.Out); err != nil {
 		return nil, err
 	}
 	workers := opt.Workers

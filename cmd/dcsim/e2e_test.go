@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,11 +138,20 @@ func TestBadInput(t *testing.T) {
 		{"too many args", []string{"run", "a", "b"}, "arg"},
 		{"negative seed", []string{"run", "--seed", "-3"}, "--seed"},
 		{"validate missing file", []string{"validate", filepath.Join(tmp, "none.yaml")}, "none.yaml"},
+		// Names become directory names: each must be one safe component.
+		{"name escapes", []string{"run", "--set", "name=../../escaped"}, `name: "../../escaped" has '/'`},
+		{"absolute name", []string{"run", "--set", "name=/tmp/abs"}, `name: "/tmp/abs" has '/'`},
+		{"name with newline", []string{"run", "--set", `name="a\nb"`}, `name: "a\nb" has '\n'`},
+		{"dot-dot name", []string{"run", "--set", "name=.."}, `name: ".." starts with "."`},
+		{"name from file", []string{"run", write("..yaml", "seed: 1\n")}, `name: "." starts with "."`},
+		// The output location is checked before simulating.
+		{"out is a file", []string{"run", "--set", "duration=10us", "--out", write("afile", "")}, "--out: " + filepath.Join(tmp, "afile") + " exists and is not a directory"},
+		{"out under a file", []string{"run", "--set", "duration=10us", "--out", filepath.Join(tmp, "afile", "sub")}, "--out: mkdir " + filepath.Join(tmp, "afile") + ": not a directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(tmp, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
 			args := append(append([]string(nil), tc.args...), "--out", out)
-			if tc.args[0] != "run" {
+			if tc.args[0] != "run" || slices.Contains(tc.args, "--out") {
 				args = tc.args
 			}
 			code, _, stderr := runCLI(t, args...)
@@ -158,5 +168,48 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("output directory %s exists after bad input", out)
 			}
 		})
+	}
+}
+
+// A run into an earlier run's directory replaces that run's files: a
+// training run's iterations.parquet and collectives.parquet and a traced
+// run's samples.parquet do not survive a cloud run written over them
+// (issue #15, item 7), and files that are not run files stay.
+func TestRunReplacesEarlierRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := runCLI(t, "run", "allreduce-128", "--quiet", "--out", dir,
+		"--set", "workload.collective.bytes=64KiB", "--set", "trace.interval=10us"); code != 0 {
+		t.Fatalf("training run: exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{analysis.IterationsFile, analysis.CollectivesFile, analysis.SamplesFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("training run wrote no %s: %v", f, err)
+		}
+	}
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--quiet", "--out", dir); code != 0 {
+		t.Fatalf("cloud run: exit %d: %s", code, stderr)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	want := []string{analysis.FlowsFile, "notes.txt", analysis.RunFile, "scenario.yaml"}
+	if !slices.Equal(got, want) {
+		t.Errorf("directory after the second run: got %v, want %v", got, want)
+	}
+	rr, _, err := analysis.ReadRun(filepath.Join(dir, analysis.RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Workload != "cloud:alistorage" {
+		t.Errorf("run.parquet workload: got %q, want the second run's cloud:alistorage", rr.Workload)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -56,7 +55,10 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 				return badInput(err)
 			}
 			if out == "" {
-				out = filepath.Join("out", s.Name+"-"+s.Hash()[:12])
+				out = s.DefaultDir()
+			}
+			if err := scenario.PrepareDir(out); err != nil {
+				return badInput(fmt.Errorf("--out: %w", err))
 			}
 			stdout := cmd.OutOrStdout()
 			opt := scenario.Options{Version: version()}

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/term"
 
+	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/sweep"
 )
 
@@ -96,6 +97,9 @@ Then "dcsim report OUT".`,
 			}
 			if err := spec.Check(points); err != nil {
 				return badInput(err)
+			}
+			if err := scenario.PrepareDir(out); err != nil {
+				return badInput(fmt.Errorf("--out: %w", err))
 			}
 			opt := sweep.Options{Out: out, Workers: workers, Force: force, Version: version()}
 			if opt.Workers == 0 {

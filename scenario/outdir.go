@@ -1,0 +1,66 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/dcsim/dcsim/analysis"
+)
+
+// ScenarioFile is the resolved scenario in a run's directory.
+const ScenarioFile = "scenario.yaml"
+
+// runFiles are the files a run writes into its directory, run.parquet
+// last. WriteDir replaces exactly these and leaves any other file alone.
+var runFiles = []string{analysis.FlowsFile, analysis.SamplesFile, analysis.IterationsFile,
+	analysis.CollectivesFile, ScenarioFile, analysis.RunFile}
+
+// DefaultDir is where dcsim run writes s without --out: out/NAME-HASH,
+// with HASH the first 12 hex digits of the scenario's hash, and "run" for
+// an unnamed scenario. Validate has checked that NAME is one safe path
+// component.
+func (s *Scenario) DefaultDir() string {
+	name := s.Name
+	if name == "" {
+		name = "run"
+	}
+	return filepath.Join("out", name+"-"+s.Hash()[:12])
+}
+
+// PrepareDir makes dir, if needed, and checks that files can be created
+// in it, so that a run that could not be written fails before it is
+// simulated, not after. An existing file at dir is an error.
+func PrepareDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	probe, err := os.CreateTemp(dir, ".dcsim-probe-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: cannot create files: %v", dir, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// clearRun removes the run files in dir before a new run is written
+// there: run.parquet first, so that from then on the directory holds no
+// complete run until the new run.parquet appears, then the others, so
+// that no file of an earlier run (its samples, or a training run's
+// iterations) is left beside the new one.
+func clearRun(dir string) error {
+	for i := len(runFiles) - 1; i >= 0; i-- {
+		if err := os.Remove(filepath.Join(dir, runFiles[i])); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
