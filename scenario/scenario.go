@@ -258,6 +258,9 @@ type SimAIParams struct {
 	// DP reduce-scatter, issued as that line's backward ends (Megatron's
 	// --overlap-grad-reduce buckets), instead of one reduce-scatter at the end.
 	OverlapGradReduce bool `yaml:"overlap_grad_reduce"`
+	// Layers (generator) overrides the model's transformer layers; 0 = the
+	// model's own. Fewer layers make a quick, smaller iteration.
+	Layers int `yaml:"layers"`
 	// SendLatencyTable uses SimAI 1.7's per-protocol, NVLink-or-network
 	// send latency instead of send_latency.
 	SendLatencyTable bool   `yaml:"send_latency_table"`

@@ -147,6 +147,10 @@ func TestParseErrors(t *testing.T) {
 			"--set extra_workloads[1].load=0.1: extra_workloads[1]: the list has 0 items"},
 		{"set unknown scheduler", "", []string{"nic.scheduler=lottery"},
 			`--set nic.scheduler=lottery: nic.scheduler: unknown scheduler "lottery" (valid: fair, fair-message, srpt, pias, storm, storm-sender, storm-sw)`},
+		{"unknown nccl protocol", "workload:\n  kind: simai\n  simai: {protocol: LL}\n", nil,
+			`scenario.yaml:3: workload.simai.protocol: unknown protocol "LL" (valid: ll, ll128, simple)`},
+		{"negative forced channels", "workload:\n  kind: collective\n  collective: {force_channels: -1}\n", nil,
+			"scenario.yaml:3: workload.collective.force_channels: must be in [0, 1024], got -1"},
 		{"set makes kmin exceed file kmax", "switch:\n  ecn:\n    kmax: 100KB\n", []string{"switch.ecn.kmin=200KB"},
 			"--set switch.ecn.kmin=200KB: switch.ecn.kmin: 200KB is above kmax (100KB)"},
 	}

@@ -85,6 +85,9 @@ func loadSimAI(p *SimAIParams, gpus int) (*simai.Workload, error) {
 		return nil, fmt.Errorf("simai.gpu: %v", err)
 	}
 	gpu.Efficiency = p.Efficiency
+	if p.Layers > 0 {
+		m.Layers = p.Layers
+	}
 	dp := p.DP
 	if dp == 0 {
 		dp = gpus / p.TP

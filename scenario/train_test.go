@@ -10,6 +10,7 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/rnic"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -78,6 +79,41 @@ func TestCollectiveGolden(t *testing.T) {
 		it := r1.Iterations[0]
 		fmt.Fprintf(&b, "%s 4MiB 16 hosts: iteration %d ns, %d flows, %d events\n", op, it.DurationNs, len(r1.Flows), r1.Run.Events)
 	}
+	// SimAI 1.7's send-latency table (Ring, Simple, network: 22.4us per
+	// step instead of 6us): 30 steps x 16.4us = 492us more.
+	r := runCollective(t, "allreduce", "4MiB", 16, "workload.collective.send_latency_table=true")
+	fmt.Fprintf(&b, "allreduce 4MiB 16 hosts, send-latency table: iteration %d ns, %d flows, %d events\n",
+		r.Iterations[0].DurationNs, len(r.Flows), r.Run.Events)
+	// A training iteration with SimAI's rules at work: LLaMA 7B cut to 2
+	// layers, TP 2 on 32 GPUs of 4-GPU servers (DP 16 with 2 rings per
+	// group), gradients bucketed per layer and queued one at a time per
+	// rank, on the 128-host spine-leaf.
+	for _, overlap := range []string{"false", "true"} {
+		run := func() (*Sim, *Result) {
+			s, err := Load("default", []string{"workload.kind=simai", "workload.simai.model=llama-7b", "workload.simai.layers=2",
+				"workload.simai.tp=2", "workload.simai.gpus=32", "workload.simai.gpus_per_server=4", "workload.simai.comm_scale=0.01",
+				"workload.simai.overlap_grad_reduce=true", "workload.simai.overlap_dp_collectives=" + overlap, "duration=1us", "drain_limit=10s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := Build(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := sim.Run(Options{})
+			if !res.Drained || len(res.Iterations) != 1 {
+				t.Fatalf("training: drained %v, %d iterations", res.Drained, len(res.Iterations))
+			}
+			return sim, res
+		}
+		sim, res := run()
+		if _, res2 := run(); res2.Iterations[0] != res.Iterations[0] || res2.Run.Events != res.Run.Events {
+			t.Fatalf("training, overlap %s: two runs differ: %+v vs %+v", overlap, res.Iterations[0], res2.Iterations[0])
+		}
+		c := nicConcurrency(sim.Messages, sim.Engine.Now())
+		fmt.Fprintf(&b, "llama-7b 2 layers tp 2 32 GPUs 4 per server, dp buckets, overlap_dp_collectives %s: iteration %d ns, %d flows, %d events, per NIC max %d flows %d QPs, mean %.3f\n",
+			overlap, res.Iterations[0].DurationNs, len(res.Flows), res.Run.Events, c.MaxFlows, c.MaxQPs, c.MeanFlows)
+	}
 	golden := "testdata/collectives.golden"
 	if *update {
 		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
@@ -90,6 +126,43 @@ func TestCollectiveGolden(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestNICConcurrency: exact counts on hand-made messages. Host 0 sends a
+// [0, 10) and b [5, 20) on one QP and c [5, 8) on another; host 1 sends d
+// [0, 4). Host 0 holds 1 flow for 5, 3 for 3, 2 for 2 and 1 for 10 (busy
+// 20: mean (5+9+4+10)/20 = 1.4 flows) and 1, 2, 1 QPs (mean (5+6+2+10)/20
+// = 1.15); host 1 one flow for 4. Pooled over 24 busy ns: 1.333 flows and
+// 1.125 QPs; max 3 flows, 2 QPs.
+func TestNICConcurrency(t *testing.T) {
+	msg := func(src int, qp int64, from, to engine.Time) *rnic.Message {
+		return &rnic.Message{Src: src, QPID: qp, Posted: from, Finished: to, Done: true}
+	}
+	ms := []*rnic.Message{msg(0, 1, 0, 10), msg(0, 1, 5, 20), msg(0, 2, 5, 8), msg(1, 3, 0, 4)}
+	c := nicConcurrency(ms, 100)
+	if c.MaxFlows != 3 || c.MaxQPs != 2 || math.Abs(c.MeanFlows-32.0/24) > 1e-12 || math.Abs(c.MeanQPs-27.0/24) > 1e-12 {
+		t.Errorf("got %+v, want max 3 flows 2 QPs, mean %.4f flows %.4f QPs", c, 32.0/24, 27.0/24)
+	}
+	// An unfinished message counts until the end; one ending as another
+	// starts does not overlap it.
+	ms = []*rnic.Message{msg(0, 1, 0, 10), msg(0, 2, 10, 20), {Src: 0, QPID: 3, Posted: 15}}
+	if c := nicConcurrency(ms, 30); c.MaxFlows != 2 || c.MeanFlows != 35.0/30 {
+		t.Errorf("got %+v, want max 2 flows, mean %.4f", c, 35.0/30)
+	}
+}
+
+// Training runs use SimAI's per-flow QPs: every training built-in and
+// example sweep leaves nic.qp_mapping at per-flow.
+func TestTrainingUsesPerFlowQPs(t *testing.T) {
+	for _, b := range Builtins() {
+		s, err := Load(b.Name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := s.Workload.Kind; (k == SimAI || k == Collective) && !s.NIC.QPMapping.PerFlow() {
+			t.Errorf("%s: got qp_mapping %v, want per-flow", b.Name, s.NIC.QPMapping)
+		}
 	}
 }
 

@@ -372,6 +372,7 @@ func (c *SimAIParams) validate(p string) *FieldError {
 			between(p+"dp", c.DP, 0, maxHosts),
 			between(p+"ep", c.EP, 1, maxHosts),
 			between(p+"ga", c.GA, 1, 1<<16),
+			between(p+"layers", c.Layers, 0, 1<<12),
 		); fe != nil {
 			return fe
 		}
