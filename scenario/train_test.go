@@ -18,8 +18,23 @@ var update = flag.Bool("update", false, "rewrite golden files")
 func runCollective(t *testing.T, op string, bytes string, hosts int, extra ...string) *Result {
 	t.Helper()
 	sets := append([]string{"topology.kind=star", fmt.Sprintf("topology.hosts=%d", hosts), "workload.kind=collective",
-		"workload.collective.op=" + op, "workload.collective.bytes=" + bytes, "duration=1us", "drain_limit=1s"}, extra...)
-	s, err := Load("default", sets)
+		"workload.collective.op=" + op, "workload.collective.bytes=" + bytes, "drain_limit=1s"}, extra...)
+	_, res := runDrained(t, 1, sets...)
+	return res
+}
+
+// runTraining runs a training workload (the default scenario with sets on
+// top) to the end and checks it finished its iterations.
+func runTraining(t *testing.T, iterations int, sets ...string) (*Sim, *Result) {
+	t.Helper()
+	return runDrained(t, iterations, append([]string{"workload.kind=simai", "drain_limit=10s"}, sets...)...)
+}
+
+// runDrained runs the default scenario with sets (arrivals for 1us) and
+// checks that it drained with the given number of iterations.
+func runDrained(t *testing.T, iterations int, sets ...string) (*Sim, *Result) {
+	t.Helper()
+	s, err := Load("default", append([]string{"duration=1us"}, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,10 +43,10 @@ func runCollective(t *testing.T, op string, bytes string, hosts int, extra ...st
 		t.Fatal(err)
 	}
 	res := sim.Run(Options{})
-	if !res.Drained || len(res.Iterations) != 1 {
-		t.Fatalf("%s: drained %v, %d iterations", op, res.Drained, len(res.Iterations))
+	if !res.Drained || len(res.Iterations) != iterations {
+		t.Fatalf("training: drained %v, %d iterations, want %d", res.Drained, len(res.Iterations), iterations)
 	}
-	return res
+	return sim, res
 }
 
 // Ring collectives on an idle non-blocking fabric (a star: every host link
@@ -90,21 +105,9 @@ func TestCollectiveGolden(t *testing.T) {
 	// rank, on the 128-host spine-leaf.
 	for _, overlap := range []string{"false", "true"} {
 		run := func() (*Sim, *Result) {
-			s, err := Load("default", []string{"workload.kind=simai", "workload.simai.model=llama-7b", "workload.simai.layers=2",
+			return runTraining(t, 1, "workload.simai.model=llama-7b", "workload.simai.layers=2",
 				"workload.simai.tp=2", "workload.simai.gpus=32", "workload.simai.gpus_per_server=4", "workload.simai.comm_scale=0.01",
-				"workload.simai.overlap_grad_reduce=true", "workload.simai.overlap_dp_collectives=" + overlap, "duration=1us", "drain_limit=10s"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sim, err := Build(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := sim.Run(Options{})
-			if !res.Drained || len(res.Iterations) != 1 {
-				t.Fatalf("training: drained %v, %d iterations", res.Drained, len(res.Iterations))
-			}
-			return sim, res
+				"workload.simai.overlap_grad_reduce=true", "workload.simai.overlap_dp_collectives="+overlap)
 		}
 		sim, res := run()
 		if _, res2 := run(); res2.Iterations[0] != res.Iterations[0] || res2.Run.Events != res.Run.Events {
@@ -170,20 +173,9 @@ func TestTrainingUsesPerFlowQPs(t *testing.T) {
 // that it is quick: iteration time never falls below the compute time, and
 // iterations.parquet and collectives.parquet are written.
 func TestTrainingIteration(t *testing.T) {
-	s, err := Load("default", []string{"topology.kind=star", "topology.hosts=16", "workload.kind=simai",
+	_, res := runTraining(t, 2, "topology.kind=star", "topology.hosts=16",
 		"workload.simai.model=llama-7b", "workload.simai.tp=2", "workload.simai.comm_scale=0.001",
-		"workload.simai.iterations=2", "duration=1us", "drain_limit=10s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := sim.Run(Options{})
-	if !res.Drained || len(res.Iterations) != 2 {
-		t.Fatalf("drained %v, %d iterations", res.Drained, len(res.Iterations))
-	}
+		"workload.simai.iterations=2")
 	for _, it := range res.Iterations {
 		if it.DurationNs < it.ComputeNs {
 			t.Errorf("iteration %d: %d ns, below its compute %d ns", it.Iteration, it.DurationNs, it.ComputeNs)
@@ -210,19 +202,9 @@ func TestTrainingIteration(t *testing.T) {
 // TP collectives become network flows.
 func TestNVLinkKeepsTPOffTheNetwork(t *testing.T) {
 	flows := func(perServer string) (tp, dp int) {
-		s, err := Load("default", []string{"topology.kind=star", "topology.hosts=16", "workload.kind=simai",
+		sim, _ := runTraining(t, 1, "topology.kind=star", "topology.hosts=16",
 			"workload.simai.model=gpt3-13b", "workload.simai.tp=8", "workload.simai.comm_scale=0.0001",
-			"workload.simai.gpus_per_server=" + perServer, "duration=1us", "drain_limit=10s"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := Build(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res := sim.Run(Options{}); !res.Drained {
-			t.Fatal("training run did not finish")
-		}
+			"workload.simai.gpus_per_server="+perServer)
 		for _, m := range sim.Messages {
 			switch {
 			case strings.Contains(m.Tag, "/tp"):
