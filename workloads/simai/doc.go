@@ -113,10 +113,17 @@
 //     streams of priority >= its own, and get_priority under the default
 //     LIFO policy hands out increasing priorities. So a rank runs at most
 //     one fwd/ig and one wg collective at a time, and its waiting wg
-//     collectives start newest first. The queue is per rank, as in SimAI:
-//     ranks of one group may order their waiting collectives differently
-//     only if they issue them at different moments relative to their
-//     previous one's end. RunConfig.OverlapDP (scenario
+//     collectives start newest first. The queue is per rank, as in SimAI,
+//     with one difference: a rank follows its peers. A waiting collective
+//     that a peer has already started goes first (the newest such), and a
+//     rank whose peer has started one it has not issued yet waits for it.
+//     SimAI decides per rank alone, which deadlocks when two ranks of a
+//     group release their queues on either side of the newest issue and
+//     pick different collectives; its lock-step analytical timing never
+//     does, but a network's does: examples/train-dp-buckets.yaml with SRPT
+//     stalled so before this rule (TestQueueFollowsPeers is the minimal
+//     case). Where SimAI would not deadlock, within one group, both pick
+//     the same. RunConfig.OverlapDP (scenario
 //     overlap_dp_collectives) starts every wg collective when issued, as
 //     dcsim did before.
 //   - Step dependencies. A ring flow waits for its sender to have received

@@ -10,9 +10,15 @@ import (
 type idealEvent struct {
 	at    engine.Time
 	seq   uint64
-	wake  bool
-	value int // transfer ID or wake token
+	kind  uint8 // idealDone, idealWake, idealSent
+	value int   // transfer ID or wake token
 }
+
+const (
+	idealDone = iota
+	idealWake
+	idealSent
+)
 
 // idealQueue is a binary min-heap ordered by (at, seq): ties fire in the
 // order they were scheduled, like engine.Sim.
@@ -66,6 +72,12 @@ func (q *idealQueue) pop() idealEvent {
 // lower bound for a real network with the same per-transfer cost; the
 // scenario package drives a Run over the simulated network instead.
 func RunIdeal(r *Run, transferTime func(Transfer) engine.Time) (engine.Time, error) {
+	return runIdealSent(r, nil, transferTime)
+}
+
+// runIdealSent is RunIdeal with, when sentTime is not nil, a Sent call
+// sentTime(t) after each post (it must not exceed transferTime(t)).
+func runIdealSent(r *Run, sentTime, transferTime func(Transfer) engine.Time) (engine.Time, error) {
 	var q idealQueue
 	var seq uint64
 	var end engine.Time
@@ -79,9 +91,13 @@ func RunIdeal(r *Run, transferTime func(Transfer) engine.Time) (engine.Time, err
 				if d < 0 {
 					return fmt.Errorf("simai: negative transfer time %v for %s", d, a.Transfer.Tag)
 				}
-				q.push(idealEvent{at: a.At + d, seq: seq, value: a.Transfer.ID})
+				if sentTime != nil {
+					q.push(idealEvent{at: a.At + sentTime(a.Transfer), seq: seq, kind: idealSent, value: a.Transfer.ID})
+					seq++
+				}
+				q.push(idealEvent{at: a.At + d, seq: seq, kind: idealDone, value: a.Transfer.ID})
 			case Wake:
-				q.push(idealEvent{at: a.At, seq: seq, wake: true, value: a.Token})
+				q.push(idealEvent{at: a.At, seq: seq, kind: idealWake, value: a.Token})
 			}
 		}
 		return nil
@@ -93,9 +109,12 @@ func RunIdeal(r *Run, transferTime func(Transfer) engine.Time) (engine.Time, err
 		e := q.pop()
 		end = e.at
 		var acts []Action
-		if e.wake {
+		switch e.kind {
+		case idealWake:
 			acts = r.Wake(e.at, e.value)
-		} else {
+		case idealSent:
+			acts = r.Sent(e.at, e.value)
+		default:
 			acts = r.Done(e.at, e.value)
 		}
 		if err := schedule(acts); err != nil {

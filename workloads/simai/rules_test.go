@@ -271,3 +271,39 @@ func TestSendLatencyTable(t *testing.T) {
 		t.Error(`ParseProtocol("LL"): got no error`)
 	}
 }
+
+// TestQueueFollowsPeers: rank 0's part of c ends at 1.01us (its flow is
+// serialised at once, rank 1's flow to it arrives after 10ns), before b
+// and a are issued, so it starts b when b is issued at 2us. Rank 1's part
+// ends at 6us (rank 0's flow takes 5us), when b and a both wait: SimAI's
+// newest-first would pick a, and the two ranks would wait for each other
+// for ever. dcsim's rank 1 follows rank 0 into b, then runs a.
+func TestQueueFollowsPeers(t *testing.T) {
+	us, ns := engine.Microsecond, engine.Nanosecond
+	cfg := DefaultRunConfig()
+	cfg.SendLatency = 0
+	r := newRun(t, dpQueueWorkload(false), cfg)
+	end, err := runIdealSent(r, func(Transfer) engine.Time { return ns }, func(tr Transfer) engine.Time {
+		if tr.SrcGPU == 0 {
+			return 5 * us
+		}
+		return 10 * ns
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, c := range r.Collectives() {
+		order = append(order, c.Name)
+	}
+	if !slices.Equal(order, []string{"c.wg", "b.wg", "a.wg"}) {
+		t.Errorf("got completion order %v, want c b a", order)
+	}
+	// c: 1us..6us. b: rank 0 starts at 2us (its flow arrives at 7us),
+	// rank 1 at 6us (arrives 6.01us); rank 0 is done at 6.01us, rank 1 at
+	// 7us. a: rank 0 starts at 6.01us (its flow arrives at 11.01us), rank 1
+	// at 7us; the last part ends at 11.01us.
+	if want := 11*us + 10*ns; end != want {
+		t.Errorf("got end %v, want %v", end, want)
+	}
+}

@@ -631,15 +631,11 @@ func (r *Run) enqueue(i int, op *progOp, now engine.Time) {
 		return
 	}
 	q := &r.ranks[i].dims[d]
-	if q.busy {
-		q.waiting = append(q.waiting, op)
-		return
-	}
-	q.busy = true
-	r.issue(i, op, now, true)
+	q.waiting = append(q.waiting, op)
+	r.schedule(i, d, now)
 }
 
-// release frees rank i's queue of dimension d and starts the newest
+// release frees rank i's queue of dimension d and starts the next
 // waiting collective.
 func (r *Run) release(i, d int, now engine.Time) {
 	q := &r.ranks[i].dims[d]
@@ -647,12 +643,61 @@ func (r *Run) release(i, d int, now engine.Time) {
 		panic(fmt.Sprintf("simai: rank %d released an idle queue %d", i, d))
 	}
 	q.busy = false
-	if n := len(q.waiting); n > 0 {
-		op := q.waiting[n-1]
-		q.waiting = q.waiting[:n-1]
-		q.busy = true
-		r.issue(i, op, now, true)
+	r.schedule(i, d, now)
+}
+
+// schedule starts rank i's next collective of dimension d if its queue is
+// free: SimAI's newest waiting one, except that a rank follows its peers.
+// A waiting collective that a peer has already started goes first (the
+// newest such), and while a peer has started one of this pass that rank i
+// has not issued yet, rank i waits for it. SimAI decides per rank alone,
+// which deadlocks when two ranks of a group pick different collectives
+// (one released its queue before the other issued the newest); its
+// lock-step analytical timing never does, a network's jitter does.
+func (r *Run) schedule(i, d int, now engine.Time) {
+	q := &r.ranks[i].dims[d]
+	if q.busy || len(q.waiting) == 0 {
+		return
 	}
+	pick := -1
+	for k := len(q.waiting) - 1; k >= 0 && pick < 0; k-- {
+		if r.insts[r.keyOf(i, q.waiting[k])] != nil {
+			pick = k
+		}
+	}
+	if pick < 0 {
+		if r.peerStartedOther(i, d) {
+			return
+		}
+		pick = len(q.waiting) - 1
+	}
+	op := q.waiting[pick]
+	q.waiting = append(q.waiting[:pick], q.waiting[pick+1:]...)
+	q.busy = true
+	r.issue(i, op, now, true)
+}
+
+// keyOf is the collective instance rank i joins with op in its current pass.
+func (r *Run) keyOf(i int, op *progOp) instKey {
+	k := r.w.Lines[op.line].Stage(op.phase).Comm.Group
+	gi, _ := r.layout.Index(k, i)
+	return instKey{pass: int32(r.ranks[i].pass), line: int32(op.line), phase: op.phase, kind: k, index: int32(gi)}
+}
+
+// peerStartedOther reports whether a peer of rank i has started a
+// queued collective of dimension d in rank i's pass that rank i has not
+// issued.
+func (r *Run) peerStartedOther(i, d int) bool {
+	pass := int32(r.ranks[i].pass)
+	for key, in := range r.insts {
+		if key.pass != pass || !in.slot || dimOf(key.phase) != d {
+			continue
+		}
+		if gi, m := r.layout.Index(key.kind, i); int32(gi) == key.index && !in.members[m].issued {
+			return true
+		}
+	}
+	return false
 }
 
 // wgDone clears rank i's outstanding weight-gradient collective of line.
@@ -707,8 +752,9 @@ func (r *Run) group(k GroupKind, index int) *groupInfo {
 func (r *Run) issue(i int, op *progOp, now engine.Time, slot bool) {
 	l := &r.w.Lines[op.line]
 	c := l.Stage(op.phase).Comm
-	gi, m := r.layout.Index(c.Group, i)
-	key := instKey{pass: int32(r.ranks[i].pass), line: int32(op.line), phase: op.phase, kind: c.Group, index: int32(gi)}
+	key := r.keyOf(i, op)
+	_, m := r.layout.Index(c.Group, i)
+	gi := int(key.index)
 	in := r.insts[key]
 	if in == nil {
 		g := r.group(c.Group, gi)
