@@ -10,6 +10,7 @@ import (
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/sched/baselines"
 	"github.com/dcsim/dcsim/sched/schedtest"
+	"github.com/dcsim/dcsim/sched/storm"
 )
 
 // classLog records the class of every data packet a port transmits, by
@@ -232,5 +233,34 @@ func TestSRPTGuard(t *testing.T) {
 		case g == baselines.GuardStall && stalls == 0:
 			t.Errorf("guard stall: 0 stalls counted")
 		}
+	}
+}
+
+// Counters sums only SRPT's and PIAS's counts. STORM's schedulers have a
+// Counters method too; summing it made storm.grant_latency_min_ns the sum
+// of every host's minimum (issue #12). Two senders are granted by one
+// receiver here, so two hosts have a minimum grant latency.
+func TestCountersIgnoreOtherSchedulers(t *testing.T) {
+	r := schedtest.NewRig(t, schedtest.Config{Hosts: 3}, storm.New(storm.DefaultParams(), storm.Env{}))
+	r.PostAt(0, 1, 0, 400_000, 0)
+	r.PostAt(0, 2, 0, 400_000, 0)
+	if !r.Run(engine.Second) {
+		t.Fatal(r.Stuck())
+	}
+	if got := baselines.Counters(r.Cluster.Hosts); len(got) != 0 {
+		t.Errorf("baselines.Counters on STORM hosts = %v, want an empty map", got)
+	}
+	var hostMins []engine.Time
+	for _, h := range r.Cluster.Hosts {
+		if m := h.Scheduler().(*storm.Scheduler).Stats().GrantLatencyMin; m > 0 {
+			hostMins = append(hostMins, m)
+		}
+	}
+	if len(hostMins) != 2 {
+		t.Fatalf("%d hosts received grants, want 2", len(hostMins))
+	}
+	want := min(hostMins[0], hostMins[1]).Nanoseconds()
+	if got := storm.Counters(r.Cluster.Hosts)["storm.grant_latency_min_ns"]; got != want {
+		t.Errorf("storm.grant_latency_min_ns = %d, want %d (the smaller of %v)", got, want, hostMins)
 	}
 }

@@ -259,16 +259,23 @@ func (r *ranked) sent(p *fabric.Packet) {
 	r.maxSent = max(r.maxSent, p.Seq+int64(p.Payload))
 }
 
-// Counters sums the counters of every host whose scheduler has a
-// Counters() map[string]int64 method (SRPT, PIAS), for run.parquet's
-// counters map. Fair has none and contributes nothing.
+// Counters sums the counters of every host whose scheduler is an SRPT or
+// a PIAS, for run.parquet's counters map. Fair has none and contributes
+// nothing. Only this package's schedulers count: another package's
+// scheduler with a Counters method (STORM's) reports its own, whose
+// grant_latency_min_ns is a minimum, not a sum.
 func Counters(hosts []*rnic.Host) map[string]int64 {
 	out := map[string]int64{}
 	for _, h := range hosts {
-		if c, ok := h.Scheduler().(interface{ Counters() map[string]int64 }); ok {
-			for k, v := range c.Counters() {
-				out[k] += v
-			}
+		var c map[string]int64
+		switch s := h.Scheduler().(type) {
+		case *SRPT:
+			c = s.Counters()
+		case *PIAS:
+			c = s.Counters()
+		}
+		for k, v := range c {
+			out[k] += v
 		}
 	}
 	return out
