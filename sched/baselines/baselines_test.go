@@ -54,7 +54,9 @@ func TestSRPTOrder(t *testing.T) {
 
 // SRPT's class is the remaining size through the thresholds (default:
 // WebSearch's j/7 quantiles 9523, 28571, 56593, 151020, 1142857, 3714285):
-// a message's packets climb from class 7 to class 1 as it drains.
+// a message's packets climb from class 7 to class 1 as it drains. The
+// tagging rule alone, so guard off (the default guard, inherit, keeps a
+// continuously sending QP in its first class).
 func TestSRPTTags(t *testing.T) {
 	for _, c := range []struct {
 		tagging string
@@ -68,6 +70,7 @@ func TestSRPTTags(t *testing.T) {
 	} {
 		p := baselines.DefaultSRPTParams()
 		p.Tagging = c.tagging
+		p.Guard = baselines.GuardOff
 		r := schedtest.NewRig(t, schedtest.Config{Hosts: 2}, baselines.NewSRPT(p))
 		log := newClassLog()
 		r.Net.HostPorts[0].Observer = log

@@ -22,20 +22,22 @@ type PIASParams struct {
 	// a_j, level K above a_{K-1}. Level j is class j, so K <= 7 keeps
 	// class 0 for control.
 	Thresholds []int64 `yaml:"thresholds"`
-	// Guard is the in-order guard: "off" (as published), "inherit" or
-	// "stall" (see GuardOff). Inherit keeps a continuously sending message
-	// in its first level, which defeats PIAS; stall costs about one RTT
-	// per level change.
+	// Guard is the in-order guard: "stall" (default), "inherit" or "off"
+	// (as published, an ablation on in-order RoCE: it reorders; see
+	// GuardOff). Inherit keeps a continuously sending message in its
+	// first level, which defeats PIAS; stall costs about one RTT per level
+	// change.
 	Guard string `yaml:"guard"`
 }
 
 // DefaultPIASParams are the 4-queue WebSearch equal-split thresholds of
-// the PIAS source (24, 72, 1448 KB with KB = 1024 B; REFERENCE.md 6.4). A
+// the PIAS source (24, 72, 1448 KB with KB = 1024 B; REFERENCE.md 6.4)
+// and the stall guard (dcsim's RoCE is in-order; see the package doc). A
 // scenario should fill Thresholds from PIASTable or, for other
 // distributions, from EqualSplit(cdf.Quantile, K).
 func DefaultPIASParams() PIASParams {
 	t, _ := PIASTable("websearch-equal", 4)
-	return PIASParams{Thresholds: t, Guard: GuardOff}
+	return PIASParams{Thresholds: t, Guard: GuardStall}
 }
 
 // Validate returns a *cc.ParamError naming the bad field.

@@ -35,18 +35,20 @@ type SRPTParams struct {
 	// remaining size rem onto classes: class 1 if rem <= t[0], class j if
 	// t[j-2] < rem <= t[j-1], class len+1 above the last.
 	Thresholds []int64 `yaml:"thresholds"`
-	// Guard is the in-order guard: "off" (pFabric-style tagging as
-	// published), "inherit" or "stall" (see GuardOff).
+	// Guard is the in-order guard: "inherit" (default), "stall" or "off"
+	// (pFabric-style tagging as published, an ablation on in-order RoCE:
+	// it reorders; see GuardOff).
 	Guard string `yaml:"guard"`
 }
 
 // DefaultSRPTParams are remaining-size tagging over seven classes of equal
 // flow count for WebSearch (its quantiles j/7: 9523, 28571, 56593, 151020,
-// 1142857, 3714285 B), no guard, and class 3 (the fair-sharing class) for
-// single tagging. A scenario with another distribution should set
+// 1142857, 3714285 B), the inherit guard (dcsim's RoCE is in-order; see
+// the package doc) and class 3 (the fair-sharing class) for single
+// tagging. A scenario with another distribution should set
 // Thresholds to EqualSplit(cdf.Quantile, 7).
 func DefaultSRPTParams() SRPTParams {
-	return SRPTParams{Tagging: TagRemaining, Class: 3, Thresholds: slices.Clone(webSearchSevenths[:]), Guard: GuardOff}
+	return SRPTParams{Tagging: TagRemaining, Class: 3, Thresholds: slices.Clone(webSearchSevenths[:]), Guard: GuardInherit}
 }
 
 // Validate returns a *cc.ParamError naming the first bad field.
@@ -76,8 +78,9 @@ func (p SRPTParams) Validate() error {
 // later packet in a higher-priority class can overtake earlier ones in a
 // congested strict-priority (or round-robin) switch queue, which in-order
 // RoCEv2 answers with a NACK and go-back-N. That is what pFabric-style
-// tagging does on RoCE (Guard "off", the default); "inherit" and "stall"
-// prevent it, and "single" tagging never changes class.
+// tagging does on RoCE (Guard "off", kept as an ablation); "inherit" (the
+// default) and "stall" prevent it, and "single" tagging never changes
+// class.
 type SRPT struct {
 	p SRPTParams
 	rankedBase
