@@ -13,7 +13,10 @@ type Stats struct {
 	GuardInherited  int64 // packets sent in an inherited class (guard = inherit)
 	Announced       int64 // super-BDP transactions that became receiver candidates
 	GrantsSent      int64 // grants and revocations sent by this NIC as a receiver
-	GrantsRevoked   int64 // revocations among them (preempt)
+	GrantsRevoked   int64 // revocations among them (preempt or release)
+	GrantsReleased  int64 // of the revocations, releases of idle occupants
+	BacklogUpdates  int64 // backlog updates sent by this NIC as a sender
+	UpdatesStale    int64 // updates that reached this NIC's receiver for a transaction it no longer tracks
 	GrantsReceived  int64 // grants that reached this NIC as a sender
 	GrantsStale     int64 // of those, for a QP or transaction already gone
 	// GrantLatencyMin is the shortest time a grant took from its
@@ -33,6 +36,9 @@ func (st *Stats) add(o Stats) {
 	st.Announced += o.Announced
 	st.GrantsSent += o.GrantsSent
 	st.GrantsRevoked += o.GrantsRevoked
+	st.GrantsReleased += o.GrantsReleased
+	st.BacklogUpdates += o.BacklogUpdates
+	st.UpdatesStale += o.UpdatesStale
 	st.GrantsReceived += o.GrantsReceived
 	st.GrantsStale += o.GrantsStale
 	if o.GrantLatencyMin > 0 && (st.GrantLatencyMin == 0 || o.GrantLatencyMin < st.GrantLatencyMin) {
@@ -50,6 +56,9 @@ func (st Stats) Map() map[string]int64 {
 		"storm.announced":            st.Announced,
 		"storm.grants_sent":          st.GrantsSent,
 		"storm.grants_revoked":       st.GrantsRevoked,
+		"storm.grants_released":      st.GrantsReleased,
+		"storm.backlog_updates":      st.BacklogUpdates,
+		"storm.updates_stale":        st.UpdatesStale,
 		"storm.grants_received":      st.GrantsReceived,
 		"storm.grants_stale":         st.GrantsStale,
 		"storm.grant_latency_min_ns": st.GrantLatencyMin.Nanoseconds(),

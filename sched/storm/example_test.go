@@ -14,7 +14,10 @@ import (
 // first BDP the receiver grants the rest. The first and the last go at
 // P_low (nothing queued behind them when they became the head of line),
 // the second at P_backlog; each class change waits for the previous
-// class's packets to be acknowledged (two guard stalls).
+// class's packets to be acknowledged (two guard stalls). The first
+// transaction's first packet told the receiver "nothing queued behind";
+// the posts that follow at the same instant send it one backlog update
+// (60 B of control ahead of the data: 4.8 ns at 100 Gbps).
 func Example() {
 	p := storm.DefaultParams() // the full scheduler, "storm"
 	r := schedtest.NewRig(nil, schedtest.Config{Hosts: 2, Mapping: rnic.Mapping{Pool: 1}},
@@ -29,8 +32,8 @@ func Example() {
 	c := storm.Counters(r.Cluster.Hosts)
 	fmt.Println("grants:", c["storm.grants_sent"], "guard stalls:", c["storm.guard_stalls"])
 	// Output:
-	// transaction 1: class 3, fct 20.861 us
-	// transaction 2: class 2, fct 41.723 us
-	// transaction 3: class 3, fct 62.584 us
+	// transaction 1: class 3, fct 20.866 us
+	// transaction 2: class 2, fct 41.728 us
+	// transaction 3: class 3, fct 62.589 us
 	// grants: 3 guard stalls: 2
 }

@@ -57,9 +57,26 @@ type Params struct {
 	GrantGranularity string `yaml:"grant_granularity"`
 	// GrantChunkBytes is the chunk of "chunk" grants; 0 = 1 BDP.
 	GrantChunkBytes int64 `yaml:"grant_chunk_bytes"`
-	// Preempt lets a more urgent candidate take a slot from its occupant,
-	// whose grant is revoked.
+	// Preempt keeps the active set ranked: a more urgent candidate takes
+	// the slot of the least urgent occupant of its kind, whose grant is
+	// revoked at the bytes received.
 	Preempt bool `yaml:"preempt"`
+	// BacklogUpdates makes a sender tell the receiver, in a control
+	// packet of BacklogUpdateBytes, when the backlog behind an announced
+	// transaction that still has bytes to send changes; at most one per QP
+	// per BacklogUpdateGap (0 = the topology's base RTT), later changes
+	// within the gap coalesce into one at its end.
+	BacklogUpdates     bool        `yaml:"backlog_updates"`
+	BacklogUpdateGap   engine.Time `yaml:"backlog_update_gap"`
+	BacklogUpdateBytes int64       `yaml:"backlog_update_bytes"`
+	// ReleaseAfterRTTs releases an occupant of which no byte arrived for
+	// that many base RTTs while a candidate waits for its slot: its grant
+	// is revoked at the bytes received and it may be granted again only
+	// after as long again. 0 never releases.
+	ReleaseAfterRTTs float64 `yaml:"release_after_rtts"`
+	// Lend lets a slot with no candidate of its kind go to the best
+	// candidate of the other kind (granted in that candidate's class).
+	Lend bool `yaml:"lend"`
 	// SmallInActiveSet makes P_small transactions occupy receiver slots
 	// (they are never gated; they only delay grants to others).
 	SmallInActiveSet bool `yaml:"small_in_active_set"`
@@ -92,30 +109,38 @@ type Params struct {
 // DefaultParams are the defaults of the full scheduler, "storm".
 func DefaultParams() Params { return DefaultParamsFor(Full) }
 
-// DefaultParamsFor returns variant v's defaults (REFERENCE.md 6.7): the
-// same for all three except WithinClassOrder, "rr" for storm-sw.
+// DefaultParamsFor returns variant v's defaults (REFERENCE.md 6.7 and the
+// receiver's gap-fills argued in the package doc): the same for all three
+// except WithinClassOrder, "rr" for storm-sw. The receiver settings
+// (Preempt, BacklogUpdates, ReleaseAfterRTTs, Lend, the slots) matter to
+// storm only.
 func DefaultParamsFor(v Variant) Params {
 	p := Params{
-		Variant:          v,
-		BDPBytes:         0,
-		Priorities:       3,
-		SlotsBacklog:     1,
-		SlotsOther:       1,
-		GrantGranularity: GrantRemainder,
-		GrantChunkBytes:  0,
-		Preempt:          false,
-		SmallInActiveSet: false,
-		Grouping:         GroupAuto,
-		GroupWindow:      engine.Microsecond,
-		WithinClassOrder: OrderUrgency,
-		Guard:            GuardStall,
-		StormHeaderBytes: 0,
-		GrantBytes:       60,
-		GrantClass:       0,
-		SWDecisionDelay:  0,
-		PSmall:           1,
-		PBacklog:         2,
-		PLow:             3,
+		Variant:            v,
+		BDPBytes:           0,
+		Priorities:         3,
+		SlotsBacklog:       1,
+		SlotsOther:         1,
+		GrantGranularity:   GrantRemainder,
+		GrantChunkBytes:    0,
+		Preempt:            true,
+		BacklogUpdates:     true,
+		BacklogUpdateGap:   0,
+		BacklogUpdateBytes: 60,
+		ReleaseAfterRTTs:   2,
+		Lend:               false,
+		SmallInActiveSet:   false,
+		Grouping:           GroupAuto,
+		GroupWindow:        engine.Microsecond,
+		WithinClassOrder:   OrderUrgency,
+		Guard:              GuardStall,
+		StormHeaderBytes:   0,
+		GrantBytes:         60,
+		GrantClass:         0,
+		SWDecisionDelay:    0,
+		PSmall:             1,
+		PBacklog:           2,
+		PLow:               3,
 	}
 	if v == Software {
 		p.WithinClassOrder = OrderRR
@@ -128,6 +153,15 @@ type Env struct {
 	// BDP is the topology's maxBdp in bytes, used when BDPBytes is 0; when
 	// it is 0 too, the NIC's cc.Env.BDP is used.
 	BDP int64
+}
+
+// Literal turns off the receiver's gap-fills (Preempt, BacklogUpdates,
+// ReleaseAfterRTTs, Lend): the active set exactly as REFERENCE.md 6.7
+// reconstructs the published text, for ablations (nic.storm: {preempt:
+// false, backlog_updates: false, release_after_rtts: 0}).
+func (p Params) Literal() Params {
+	p.Preempt, p.BacklogUpdates, p.ReleaseAfterRTTs, p.Lend = false, false, 0, false
+	return p
 }
 
 func oneOf(v string, allowed ...string) bool {
@@ -170,6 +204,12 @@ func (p Params) Validate() error {
 		return bad("within_class_order", "must be %q or %q, got %q", OrderUrgency, OrderRR, p.WithinClassOrder)
 	case !oneOf(p.Guard, GuardStall, GuardInherit, GuardOff):
 		return bad("guard", "must be %q, %q or %q, got %q", GuardStall, GuardInherit, GuardOff, p.Guard)
+	case p.BacklogUpdateGap < 0:
+		return bad("backlog_update_gap", "must be >= 0 (0 = one base RTT), got %v", p.BacklogUpdateGap)
+	case p.BacklogUpdateBytes < 1 || p.BacklogUpdateBytes > fabric.MaxFrameBytes:
+		return bad("backlog_update_bytes", "must be 1..%d, got %d", fabric.MaxFrameBytes, p.BacklogUpdateBytes)
+	case !(p.ReleaseAfterRTTs >= 0 && p.ReleaseAfterRTTs <= 1e6):
+		return bad("release_after_rtts", "must be 0..1e6 (0 = never release), got %v", p.ReleaseAfterRTTs)
 	case p.StormHeaderBytes < 0 || p.StormHeaderBytes > 1024:
 		return bad("storm_header_bytes", "must be 0..1024, got %d", p.StormHeaderBytes)
 	case p.GrantBytes < 1 || p.GrantBytes > fabric.MaxFrameBytes:

@@ -23,7 +23,8 @@ func (g *grantLog) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
 	}
 }
 
-// The receiver's active set (REFERENCE.md 6.7): one slot for candidates
+// The receiver's active set as published (REFERENCE.md 6.7, the literal
+// reading: no preemption, updates or releases): one slot for candidates
 // with backlog, one for those without; a free slot goes at once to the
 // most urgent candidate of its kind (backlog desc, then remaining asc).
 //
@@ -35,7 +36,7 @@ func (g *grantLog) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
 // and no candidate waiting while its kind has a free slot.
 func TestActiveSet(t *testing.T) {
 	r := schedtest.NewRig(t, schedtest.Config{Hosts: 5, Mapping: rnic.Mapping{Pool: 1},
-		Fabric: func(f *fabric.Config) { f.Strict = 0xff }}, New(DefaultParams(), Env{}))
+		Fabric: func(f *fabric.Config) { f.Strict = 0xff }}, New(DefaultParams().Literal(), Env{}))
 	log := &grantLog{}
 	r.Net.HostPorts[0].Observer = log
 	r.PostAt(0, 1, 0, 1_000_000, 1)
@@ -93,7 +94,7 @@ func TestActiveSet(t *testing.T) {
 // a less urgent occupant, whose grant is revoked; without it, it waits.
 func TestPreempt(t *testing.T) {
 	for _, preempt := range []bool{false, true} {
-		p := DefaultParams()
+		p := DefaultParams().Literal()
 		p.Preempt = preempt
 		p.GrantGranularity = GrantChunk // so that revocation can stop the occupant early
 		r := schedtest.NewRig(t, schedtest.Config{Hosts: 3, Mapping: rnic.Mapping{Pool: 1}}, New(p, Env{}))

@@ -32,10 +32,24 @@ type Scheduler struct {
 	releaseHead int
 	releaseAt   engine.Time // pending release event, Never if none
 
+	// storm with backlog updates: QPs whose update waits for the end of
+	// its rate-limit gap, in order of due time (the gap is constant).
+	updGap     engine.Time
+	updates    []release
+	updateHead int
+	updateAt   engine.Time // pending update event, Never if none
+
 	rx receiver
 
 	stats Stats
 }
+
+// Kinds of the Scheduler's engine events.
+const (
+	fireSoftware = 0 // storm-sw decisions due
+	fireUpdate   = 1 // rate-limited backlog updates due
+	fireRelease  = 2 // the receiver's release check
+)
 
 type release struct {
 	at  engine.Time
@@ -66,6 +80,16 @@ type qpState struct {
 	stamp      int64 // clock at the last packet sent
 	stalled    bool  // the guard holds the QP back
 	inheriting bool  // the guard keeps the QP in its old class
+
+	// Backlog updates: what the receiver was last told about the HOL
+	// transaction (by a data packet or an update), and when the last
+	// update went.
+	told         bool
+	toldOrd      uint16
+	toldBacklog  int
+	lastUpdate   engine.Time
+	updated      bool // an update went (lastUpdate is set)
+	updateQueued bool
 }
 
 // txn is one transaction on a QP: consecutive messages grouped together.
@@ -97,11 +121,12 @@ func New(p Params, env Env) func(h *rnic.Host) rnic.Scheduler {
 }
 
 func newScheduler(p Params, env Env) *Scheduler {
-	s := &Scheduler{p: p, env: env, qps: map[int64]*qpState{}, releaseAt: engine.Never}
+	s := &Scheduler{p: p, env: env, qps: map[int64]*qpState{}, releaseAt: engine.Never, updateAt: engine.Never}
 	s.pSmall, s.pBacklog, s.pLow = p.wireClasses()
 	s.rx.s = s
 	s.rx.txns = map[rxKey]*rxTxn{}
 	s.rx.slots = [2]int{p.SlotsBacklog, p.SlotsOther}
+	s.rx.timerAt = engine.Never
 	return s
 }
 
@@ -122,6 +147,15 @@ func (s *Scheduler) Attach(h *rnic.Host) {
 	s.chunk = s.p.GrantChunkBytes
 	if s.chunk == 0 {
 		s.chunk = s.bdp
+	}
+	rtt := h.Cluster().Cfg.CCEnv.BaseRTT
+	s.updGap = s.p.BacklogUpdateGap
+	if s.updGap == 0 {
+		s.updGap = rtt
+	}
+	s.rx.releaseAfter = engine.Time(s.p.ReleaseAfterRTTs * float64(rtt))
+	if s.p.ReleaseAfterRTTs > 0 && s.rx.releaseAfter <= 0 {
+		panic(fmt.Sprintf("storm: host %d: release_after_rtts %v with no base RTT (cc.Env.BaseRTT is 0)", h.ID, s.p.ReleaseAfterRTTs))
 	}
 }
 
@@ -227,6 +261,9 @@ func (s *Scheduler) Posted(qp *rnic.QP, m *rnic.Message) {
 	q.txns = append(q.txns, t)
 	s.stats.Transactions++
 	s.posted(q, now)
+	if s.p.Variant == Full && s.p.BacklogUpdates {
+		s.maybeUpdate(q, now)
+	}
 }
 
 // posted hands the new bytes to the NIC, after the software delay in
@@ -244,8 +281,17 @@ func (s *Scheduler) posted(q *qpState, now engine.Time) {
 	s.refresh(q)
 }
 
-// Fire implements engine.Handler: software decisions that are due.
-func (s *Scheduler) Fire(now engine.Time, _ uint8) {
+// Fire implements engine.Handler: software decisions, backlog updates or
+// the receiver's release check that are due.
+func (s *Scheduler) Fire(now engine.Time, kind uint8) {
+	switch kind {
+	case fireUpdate:
+		s.fireUpdates(now)
+		return
+	case fireRelease:
+		s.rx.check(now)
+		return
+	}
 	s.releaseAt = engine.Never
 	for s.releaseHead < len(s.releases) && s.releases[s.releaseHead].at <= now {
 		r := s.releases[s.releaseHead]
@@ -477,13 +523,22 @@ func (s *Scheduler) announce(q *qpState, p *fabric.Packet) {
 		a.kind = kindBig
 	}
 	p.Arg = a.encode()
+	q.told, q.toldOrd, q.toldBacklog = true, t.ord, min(a.backlog, maxWireBacklog)
 	if s.p.StormHeaderBytes > 0 && (!big || p.Seq < t.start+s.bdp) {
 		p.Size += uint16(s.p.StormHeaderBytes)
 	}
 }
 
-// Control implements rnic.Scheduler: a grant for one of this NIC's QPs.
+// Control implements rnic.Scheduler: a grant for one of this NIC's QPs,
+// or a backlog update for this NIC's receiver.
 func (s *Scheduler) Control(now engine.Time, p *fabric.Packet) {
+	if p.Kind == fabric.Control && s.p.Variant == Full {
+		a := decodeAnnounce(p.Arg)
+		if a.kind == kindUpdate {
+			s.rx.update(now, p.QP, a.ord, a.backlog)
+		}
+		return
+	}
 	if p.Kind != fabric.Grant {
 		return
 	}
@@ -522,5 +577,60 @@ func (s *Scheduler) Control(now engine.Time, p *fabric.Packet) {
 func (s *Scheduler) Received(now engine.Time, p *fabric.Packet) {
 	if s.p.Variant == Full && p.Arg != 0 {
 		s.rx.data(now, p)
+	}
+}
+
+// maybeUpdate tells q's receiver the backlog behind q's HOL transaction if
+// it changed since the receiver last heard, the transaction is super-BDP,
+// announced (a packet of it went) and not fully sent: such a transaction
+// may wait for a grant and then carries no data. At most one update per
+// QP per updGap; a change within the gap goes at its end.
+func (s *Scheduler) maybeUpdate(q *qpState, now engine.Time) {
+	if q.updateQueued || q.qp.Closed() {
+		return
+	}
+	t := q.holTxn()
+	if t == nil || t.size() <= s.bdp || q.maxSent <= t.start || q.maxSent >= t.end {
+		return
+	}
+	b := q.backlog()
+	if q.told && q.toldOrd == t.ord && q.toldBacklog == min(b, maxWireBacklog) {
+		return
+	}
+	if q.updated && now < q.lastUpdate+s.updGap {
+		q.updateQueued = true
+		at := q.lastUpdate + s.updGap
+		s.updates = append(s.updates, release{at: at, q: q})
+		if s.updateAt == engine.Never {
+			s.updateAt = at
+			s.sim.At(at, s, fireUpdate)
+		}
+		return
+	}
+	g := s.h.NewControl(int(q.qp.Dst), fabric.Control, uint8(s.p.GrantClass), uint16(s.p.BacklogUpdateBytes))
+	g.QP = int32(q.id)
+	g.Arg = announce{kind: kindUpdate, ord: t.ord, backlog: b}.encode()
+	g.SentAt = now
+	s.h.SendControl(g)
+	s.stats.BacklogUpdates++
+	q.told, q.toldOrd, q.toldBacklog = true, t.ord, min(b, maxWireBacklog)
+	q.lastUpdate, q.updated = now, true
+}
+
+// fireUpdates sends the rate-limited updates that are due.
+func (s *Scheduler) fireUpdates(now engine.Time) {
+	s.updateAt = engine.Never
+	for s.updateHead < len(s.updates) && s.updates[s.updateHead].at <= now {
+		q := s.updates[s.updateHead].q
+		s.updates[s.updateHead] = release{}
+		s.updateHead++
+		q.updateQueued = false
+		s.maybeUpdate(q, now)
+	}
+	if s.updateHead == len(s.updates) {
+		s.updates, s.updateHead = s.updates[:0], 0
+	} else {
+		s.updateAt = s.updates[s.updateHead].at
+		s.sim.At(s.updateAt, s, fireUpdate)
 	}
 }

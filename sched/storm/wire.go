@@ -6,18 +6,21 @@ import "math"
 // (unused by the transport on data packets):
 //
 //	bits  0..1   kind: 0 none, 1 small transaction, 2 super-BDP transaction
+//	             (3: a backlog update, in a Control packet's Arg; its
+//	             bits 28..63 are unused)
 //	bits  2..17  the transaction's ordinal on its QP (mod 2^16)
 //	bits 18..27  the QP's backlog behind this transaction (saturates at 1023)
 //	bits 28..63  bytes of the transaction after this packet (all ones: more
 //	             than 2^36-2, exact size unknown to the receiver)
 //
 // A grant's Arg carries the class in bits 0..7, the ordinal in 8..23 and a
-// revoke flag in bit 24; its Seq is the stream offset below which the
+// revoke flag in bit 24 (a revocation's class is meaningless); its Seq is the stream offset below which the
 // sender may send, its QP the sender's QP id.
 const (
-	kindNone  = 0
-	kindSmall = 1
-	kindBig   = 2
+	kindNone   = 0
+	kindSmall  = 1
+	kindBig    = 2
+	kindUpdate = 3
 
 	maxWireBacklog = 1<<10 - 1
 	remUnknown     = 1<<36 - 1
