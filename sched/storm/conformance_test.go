@@ -19,7 +19,15 @@ func TestConformance(t *testing.T) {
 		{"storm-sw", storm.Software, nil},
 		{"storm-sw-delay", storm.Software, func(p *storm.Params) { p.SWDecisionDelay = 2 * engine.Microsecond }},
 		{"storm-chunk", storm.Full, func(p *storm.Params) { p.GrantGranularity = storm.GrantChunk; p.GrantChunkBytes = 20_000 }},
-		{"storm-preempt", storm.Full, func(p *storm.Params) { p.Preempt = true }},
+		{"storm-literal", storm.Full, func(p *storm.Params) { *p = p.Literal() }},
+		{"storm-preempt", storm.Full, func(p *storm.Params) { *p = p.Literal(); p.Preempt = true }},
+		{"storm-updates", storm.Full, func(p *storm.Params) { *p = p.Literal(); p.BacklogUpdates = true }},
+		{"storm-release", storm.Full, func(p *storm.Params) { *p = p.Literal(); p.ReleaseAfterRTTs = 0.5 }},
+		{"storm-lend-chunk", storm.Full, func(p *storm.Params) {
+			p.Lend = true
+			p.GrantGranularity = storm.GrantChunk
+			p.BacklogUpdateGap = 100 * engine.Nanosecond
+		}},
 		{"storm-small-set", storm.Full, func(p *storm.Params) { p.SmallInActiveSet = true }},
 		{"storm-preempt-small-set", storm.Full, func(p *storm.Params) { p.Preempt = true; p.SmallInActiveSet = true }},
 		{"storm-inherit", storm.Full, func(p *storm.Params) { p.Guard = storm.GuardInherit }},

@@ -2,6 +2,7 @@ package storm_test
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"regexp"
 	"testing"
@@ -69,6 +70,10 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"grant_bytes", func(p *storm.Params) { p.GrantBytes = 0 }},
 		{"grant_class", func(p *storm.Params) { p.GrantClass = 8 }},
 		{"sw_decision_delay", func(p *storm.Params) { p.SWDecisionDelay = -1 }},
+		{"backlog_update_gap", func(p *storm.Params) { p.BacklogUpdateGap = -1 }},
+		{"backlog_update_bytes", func(p *storm.Params) { p.BacklogUpdateBytes = 0 }},
+		{"release_after_rtts", func(p *storm.Params) { p.ReleaseAfterRTTs = -1 }},
+		{"release_after_rtts", func(p *storm.Params) { p.ReleaseAfterRTTs = math.NaN() }},
 		{"p_small", func(p *storm.Params) { p.PSmall = 0 }},
 		{"p_backlog", func(p *storm.Params) { p.PBacklog = 8 }},
 		{"p_low", func(p *storm.Params) { p.PLow = 1 }},
