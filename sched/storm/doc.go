@@ -75,24 +75,81 @@
 // wait for one of slots_backlog slots, ranked backlog desc, remaining asc
 // (remaining = announced end minus the highest byte received), then
 // announcement order; candidates with backlog 0 wait for one of
-// slots_other slots, ranked by remaining. A slot kind never lends its
-// slots to the other kind (so each must be >= 1). A free slot goes at once
-// to the best candidate of its kind, which gets a GRANT: a control packet
-// of grant_bytes (60) in grant_class (0) from the receiver's NIC through
-// the fabric, carrying the sender's QP id, the stream offset below which
-// it may send (its transaction's end, or with grant_granularity = chunk
-// the bytes received so far plus grant_chunk_bytes, renewed whenever less
-// than a chunk is outstanding), and the class: P_backlog for the backlog
-// slot, P_low for the other. The occupant's slot frees when its last byte
-// arrives. If the transaction grows after its grant, a further grant
-// follows. With preempt, a candidate more urgent than the least urgent
-// occupant of its kind takes that slot: the occupant gets a revocation
-// (its sender stops at the bytes received) and becomes a candidate again.
-// With small_in_active_set, P_small transactions occupy a slot from their
-// first packet to their last without being granted (they may overfill it);
-// a small transaction that grows past 1 BDP becomes a candidate. Grants
-// in class 0 are never dropped; with grant_class > 0 on a lossy fabric a
-// lost grant leaves its transaction waiting (no grant retransmission).
+// slots_other slots, ranked by remaining. A free slot goes at once to the
+// best candidate of its kind (with lend, of the other kind when none of
+// its own waits), which gets a GRANT: a control packet of grant_bytes
+// (60) in grant_class (0) from the receiver's NIC through the fabric,
+// carrying the sender's QP id, the stream offset below which it may send
+// (its transaction's end, or with grant_granularity = chunk the bytes
+// received so far plus grant_chunk_bytes, renewed whenever less than a
+// chunk is outstanding), and the class: P_backlog for a candidate with
+// backlog, P_low for the other. The occupant's slot frees when its last
+// byte arrives. If the transaction grows after its grant, a further grant
+// follows. With small_in_active_set, P_small transactions occupy a slot
+// from their first packet to their last without being granted (they may
+// overfill it); a small transaction that grows past 1 BDP becomes a
+// candidate. Grants in class 0 are never dropped; with grant_class > 0 on
+// a lossy fabric a lost grant leaves its transaction waiting (no grant
+// retransmission).
+//
+// # Receiver gap-fills
+//
+// The paper's text gives the ranking (backlog, then remaining), the 1+1
+// slots and "grants", and is silent on how the receiver learns backlog
+// that arises while a transaction waits, whether the active set is
+// re-ranked, and what happens to a slot whose sender does not use its
+// grant. Read literally (Params.Literal: preempt, backlog_updates,
+// release_after_rtts and lend off), measured on storm-cloud at load 0.8
+// (WebSearch, DCQCN, issue #12): 99.6% of waiting transactions with work
+// queued behind them were ranked as having none, because a transaction
+// that waits for a grant sends no data to piggyback on; the backlog slot
+// sat empty 99.97% of the waiting time; and in 72% of the moments a
+// receiver's downlink idled while candidates waited, its one granted
+// sender was busy with another receiver's grant (Homa's overcommitment
+// problem). Full STORM then had a mean slowdown 1.4x fair sharing's. Each
+// gap is filled with the reading the authors most plausibly meant, as a
+// knob (defaults in brackets):
+//
+//   - backlog_updates [true]: the sender tells the receiver when the
+//     backlog behind its announced, not fully sent, HOL transaction
+//     changes, in a control packet of backlog_update_bytes [60, a grant's
+//     size] in grant_class, counted as storm.backlog_updates (their bytes
+//     in the run's control bytes). The ranking the paper publishes is
+//     "larger backlog first"; it can only work if the receiver hears of
+//     backlog, and a waiting transaction has no data packet to carry it.
+//     Rate limit: at most one per QP per backlog_update_gap [0 = the base
+//     RTT], a change within the gap sent at its end. Backlog behind a live
+//     transaction only grows, so coalescing loses nothing but latency, and
+//     a receiver cannot act on backlog faster than a grant's round trip.
+//   - preempt [true]: the active set is ranked continuously. A candidate
+//     more urgent than the least urgent occupant of its kind takes its
+//     slot when it is announced, when a backlog update re-ranks it, or when
+//     it returns from release; the occupant's grant is revoked at the bytes
+//     received (the receiver knows exactly those; what is in flight still
+//     arrives) and it becomes a candidate again. "Active set ... ranked by
+//     backlog, then remaining" reads as a ranked set, not a first-come
+//     lock held for a whole remainder of megabytes. A candidate's own
+//     trailing data (the tail of its first BDP or of a revoked grant)
+//     re-ranks it but does not preempt: each revocation's bytes in flight
+//     would make the revoked transaction look the more urgent, and two
+//     transactions would take the slot back and forth (measured before
+//     this rule in TestActiveSet's set-up).
+//   - release_after_rtts [2]: an occupant of which no byte arrived for
+//     that many base RTTs while a candidate waits for its slot is
+//     released (storm.grants_released; a revocation at the bytes
+//     received) and parked as long again before it is a candidate again.
+//     This is the counterpart of pHost's token expiry and downgrading of
+//     unresponsive senders (REFERENCE.md 6.5): a grant that is not used
+//     goes to someone who can use it. Two RTTs: a grant used at once
+//     returns its first byte one RTT after it leaves (one way each), and
+//     a sending occupant's bytes arrive back to back; a second RTT is the
+//     margin for queueing in the data classes. Parking: the sender was
+//     busy elsewhere, so granting it again at once would idle the slot
+//     again. Sensitivity: README, "The STORM comparison".
+//   - lend [false]: a slot with no candidate of its kind may go to the
+//     other kind. The paper's "two-slot receiver controller" has one slot
+//     per priority, so lending is an ablation axis, as are slots_backlog
+//     and slots_other (published default 1 and 1, kept).
 //
 // # Promotion guard
 //
