@@ -62,6 +62,24 @@ workload: {kind: cloud, distribution: websearch, load: 0.5}
 `,
 	},
 	{
+		Builtin: Builtin{Name: "storm-80", Doc: "the STORM paper's 80% case: storm-cloud at load 0.8 (WebSearch; --set nic.scheduler=fair for the baseline); README compares it with the paper and the fluid bounds"},
+		text: `# The STORM paper's sensitivity case (REFERENCE.md 6.6): fair sharing
+# against the default 3-priority STORM at 80% load, on the paper's
+# set-up as dcsim reads it: 128 hosts at 100 Gbps on the spine-leaf,
+# strict-priority switches, DCQCN, one QP per host pair. The paper does
+# not name its distribution; WebSearch here, --set
+# workload.distribution=... for the others. Compare
+#   dcsim run storm-80 --set nic.scheduler=fair
+# and the README's table of the paper's numbers and the fluid bounds.
+name: storm-80
+duration: 5ms
+switch: {discipline: strict}
+nic: {qp_mapping: per-pair, scheduler: storm}
+cc: {algorithm: dcqcn}
+workload: {kind: cloud, distribution: websearch, load: 0.8}
+`,
+	},
+	{
 		Builtin: Builtin{Name: "storage-fanout", Doc: "storage fan-out/join: 16 clients read from 4 of 112 servers each, per-pair QPs, a gatekeeper backlog; STORM's backlog case"},
 		text: `# Storage fan-out and join (a client reads from N servers and completes
 # when all have answered), on the 128-host spine-leaf with per-pair QPs:

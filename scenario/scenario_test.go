@@ -473,7 +473,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	_, err = Load("no-such-scenario", nil)
-	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, storm-cloud, storage-fanout, gpt3-13b, llama-7b, allreduce-128, incast-star) nor a file`; got != want {
+	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, storm-cloud, storm-80, storage-fanout, gpt3-13b, llama-7b, allreduce-128, incast-star) nor a file`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if _, err = Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !errors.Is(err, os.ErrNotExist) {
