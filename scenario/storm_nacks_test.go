@@ -1,6 +1,10 @@
 package scenario
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dcsim/dcsim/internal/invariants"
+)
 
 // No STORM variant and no guarded baseline reorders packets on in-order
 // RoCEv2 (issue #12): on the storm-cloud base at load 0.8 (strict switch
@@ -8,14 +12,21 @@ import "testing"
 // STORM receiver's settings one by one, finish with zero NACKs and zero
 // out-of-order data. SRPT with guard = off is the control: the same run
 // must produce NACKs, or the test could not see reordering at all.
+//
+// The invariants build checks conservation every 64 events, which makes
+// these 128-host runs about 50x slower: there it runs 40 us of WebSearch.
 func TestStormAndGuardedBaselinesNoNACKs(t *testing.T) {
+	if invariants.Enabled {
+		testNoNACKs(t, "websearch", "40us")
+		return
+	}
 	for _, dist := range []string{"websearch", "alistorage"} {
-		testNoNACKs(t, dist)
+		testNoNACKs(t, dist, "300us")
 	}
 }
 
-func testNoNACKs(t *testing.T, dist string) {
-	base := []string{"duration=300us", "drain_limit=20ms", "workload.distribution=" + dist, "workload.load=0.8"}
+func testNoNACKs(t *testing.T, dist, duration string) {
+	base := []string{"duration=" + duration, "drain_limit=20ms", "workload.distribution=" + dist, "workload.load=0.8"}
 	for _, c := range []struct {
 		name  string
 		set   []string
