@@ -238,7 +238,7 @@ func (x *receiver) arm(now engine.Time) {
 		}
 		for _, o := range x.occ[k] {
 			if !o.small {
-				at = min(at, o.lastAt+x.releaseAfter)
+				at = min(at, engine.SatAdd(o.lastAt, x.releaseAfter))
 			}
 		}
 	}
@@ -269,7 +269,7 @@ func (x *receiver) check(now engine.Time) {
 		}
 		for i := 0; i < len(x.occ[k]); {
 			o := x.occ[k][i]
-			if o.small || now < o.lastAt+x.releaseAfter {
+			if o.small || now < engine.SatAdd(o.lastAt, x.releaseAfter) {
 				i++
 				continue
 			}
@@ -279,7 +279,7 @@ func (x *receiver) check(now engine.Time) {
 			o.granted = o.rcvd
 			x.send(now, o, o.granted, true)
 			o.slot = slotParked
-			o.lastAt = now + x.releaseAfter
+			o.lastAt = engine.SatAdd(now, x.releaseAfter)
 			x.parked = append(x.parked, o)
 		}
 	}

@@ -151,11 +151,17 @@ func (s *Scheduler) Attach(h *rnic.Host) {
 	rtt := h.Cluster().Cfg.CCEnv.BaseRTT
 	s.updGap = s.p.BacklogUpdateGap
 	if s.updGap == 0 {
-		s.updGap = rtt
+		s.updGap = max(0, rtt)
 	}
-	s.rx.releaseAfter = engine.Time(s.p.ReleaseAfterRTTs * float64(rtt))
-	if s.p.ReleaseAfterRTTs > 0 && s.rx.releaseAfter <= 0 {
-		panic(fmt.Sprintf("storm: host %d: release_after_rtts %v with no base RTT (cc.Env.BaseRTT is 0)", h.ID, s.p.ReleaseAfterRTTs))
+	if s.p.ReleaseAfterRTTs > 0 {
+		// Saturated at MaxSpan, which a topology with no usable base RTT
+		// (0, or overflowed by absurd link delays) also gets: it never
+		// releases.
+		ra := s.p.ReleaseAfterRTTs * float64(rtt)
+		s.rx.releaseAfter = engine.MaxSpan
+		if rtt > 0 && ra < float64(engine.MaxSpan) {
+			s.rx.releaseAfter = max(1, engine.Time(ra))
+		}
 	}
 }
 
@@ -597,9 +603,8 @@ func (s *Scheduler) maybeUpdate(q *qpState, now engine.Time) {
 	if q.told && q.toldOrd == t.ord && q.toldBacklog == min(b, maxWireBacklog) {
 		return
 	}
-	if q.updated && now < q.lastUpdate+s.updGap {
+	if at := engine.SatAdd(q.lastUpdate, s.updGap); q.updated && now < at {
 		q.updateQueued = true
-		at := q.lastUpdate + s.updGap
 		s.updates = append(s.updates, release{at: at, q: q})
 		if s.updateAt == engine.Never {
 			s.updateAt = at
