@@ -653,7 +653,10 @@ func (r *Run) release(i, d int, now engine.Time) {
 // has not issued yet, rank i waits for it. SimAI decides per rank alone,
 // which deadlocks when two ranks of a group pick different collectives
 // (one released its queue before the other issued the newest); its
-// lock-step analytical timing never does, a network's jitter does.
+// lock-step analytical timing never does, a network's jitter does. The
+// model dimension's collectives block their rank, so its queue never
+// holds more than one and needs no such rule (waiting there for a peer
+// of another group, ahead in the program, would deadlock).
 func (r *Run) schedule(i, d int, now engine.Time) {
 	q := &r.ranks[i].dims[d]
 	if q.busy || len(q.waiting) == 0 {
@@ -666,7 +669,7 @@ func (r *Run) schedule(i, d int, now engine.Time) {
 		}
 	}
 	if pick < 0 {
-		if r.peerStartedOther(i, d) {
+		if d == dimData && r.peerStartedOther(i, d) {
 			return
 		}
 		pick = len(q.waiting) - 1
@@ -808,8 +811,6 @@ func (r *Run) issue(i int, op *progOp, now engine.Time, slot bool) {
 			r.trySend(in, m, ch, now)
 		}
 	}
-	// A member that receives everything before it issues (and sends
-	// nothing) could be complete already; no collective has such members.
 }
 
 // trySend sends every ring step member m may send on channel ch: step k
