@@ -114,9 +114,11 @@
 //     LIFO policy hands out increasing priorities. So a rank runs at most
 //     one fwd/ig and one wg collective at a time, and its waiting wg
 //     collectives start newest first. The queue is per rank, as in SimAI,
-//     with one difference: a rank follows its peers. A waiting collective
-//     that a peer has already started goes first (the newest such), and a
-//     rank whose peer has started one it has not issued yet waits for it.
+//     with one difference: on the data dimension a rank follows its peers.
+//     A waiting collective that a peer has already started goes first (the
+//     newest such), and a rank whose peer has started one it has not
+//     issued yet waits for it (the model dimension's collectives block, so
+//     its queue never holds two).
 //     SimAI decides per rank alone, which deadlocks when two ranks of a
 //     group release their queues on either side of the newest issue and
 //     pick different collectives; its lock-step analytical timing never
