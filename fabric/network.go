@@ -35,6 +35,11 @@ type Config struct {
 
 	INT bool // stamp INT hop records on data packets at every switch egress
 
+	// WholeNs truncates every serialization time to whole ns the way the
+	// reference model does (engine.Rate.TxTimeWholeNs; qbb-net-device.cc
+	// QbbNetDevice::TransmitStart). Off, times are exact in ps.
+	WholeNs bool
+
 	Router Router // nil: ECMP with salt 0
 }
 
@@ -126,7 +131,11 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
 		pt := &ports[0]
 		ports = ports[1:]
-		*pt = Port{net: n, sim: sim, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: n.cfg.Strict}
+		*pt = Port{net: n, sim: sim, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: n.cfg.Strict,
+			wholeNs: cfg.WholeNs}
+		if cfg.WholeNs {
+			pt.psPerByte = 0 // transmit takes the slow path, TxTime
+		}
 		for c := range pt.cls {
 			pt.cls[c].weight = n.cfg.Weights[c]
 			pt.cls[c].ecnKmin = math.MaxInt64

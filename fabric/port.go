@@ -79,7 +79,8 @@ type Port struct {
 	PauseRx     int64                   // PAUSE frames received
 	MarkedPkts  int64                   // CE marks applied at this egress
 	pausedSince [NumClasses]engine.Time
-	_           [8]byte // to a multiple of 64 bytes
+	wholeNs     bool    // serialization truncated to whole ns (Config.WholeNs)
+	_           [7]byte // to a multiple of 64 bytes
 }
 
 // classQ is one egress class of a port: exactly one cache line.
@@ -115,6 +116,17 @@ func (pt *Port) Busy(now engine.Time) bool { return pt.busyUntil > now }
 
 // FreeAt is when the transmitter finishes its current packet.
 func (pt *Port) FreeAt() engine.Time { return pt.busyUntil }
+
+// TxTime is the time the port takes to serialize n bytes.
+func (pt *Port) TxTime(n int64) engine.Time {
+	switch {
+	case pt.psPerByte > 0:
+		return engine.Time(n) * pt.psPerByte
+	case pt.wholeNs:
+		return pt.Rate.TxTimeWholeNs(n)
+	}
+	return pt.Rate.TxTime(n)
+}
 
 // SetSource makes the port pull packets from s instead of its queues.
 func (pt *Port) SetSource(s Source) { pt.source = s }
@@ -169,7 +181,7 @@ func (pt *Port) transmit(now engine.Time) {
 	if pt.psPerByte > 0 {
 		end = now + engine.Time(p.Size)*pt.psPerByte
 	} else {
-		end = now + pt.Rate.TxTime(int64(p.Size))
+		end = now + pt.TxTime(int64(p.Size))
 	}
 	pt.busyUntil = end
 	pt.TxBytes += int64(p.Size)

@@ -26,6 +26,50 @@ func (e ECMP) Route(sw *Switch, p *Packet, _ int) int {
 	return int(hops[h%uint32(len(hops))])
 }
 
+// NS3ECMP is the reference model's ECMP exactly (switch-node.cc
+// SwitchNode::GetOutDev and EcmpHash): MurmurHash3 over (sip, dip,
+// sport|dport<<16) where sip and dip are the hosts' IPv4 addresses as
+// third.cc assigns them from node ids (node_id_to_ip: 0x0b000001 +
+// (id/256)<<16 + (id%256)<<8, i.e. 11.0.x.1), seeded with the switch's node
+// id (SwitchNode's m_ecmpSeed = m_id) and no salt, modulo the number of
+// next hops. Node ids are the topology file's (Topology.NodeID). The next
+// hops must be listed in the order the reference's BFS (third.cc
+// CalculateRoute) pushes them, for the modulo to pick the same port: that
+// is the order of the neighbours' node ids, which is port order on every
+// switch built here and in a reference topology file whose links are
+// listed by increasing node id, as the shipped ones are.
+type NS3ECMP struct {
+	ip   []uint32 // per host
+	seed []uint32 // per node (dcsim id): its file node id
+}
+
+// NewNS3ECMP prepares the reference hash for t's hosts and switches.
+func NewNS3ECMP(t *Topology) *NS3ECMP {
+	r := &NS3ECMP{ip: make([]uint32, t.Hosts), seed: make([]uint32, t.Nodes())}
+	for h := range r.ip {
+		r.ip[h] = NS3NodeIP(t.NodeID(h))
+	}
+	for v := range r.seed {
+		r.seed[v] = uint32(t.NodeID(v))
+	}
+	return r
+}
+
+// NS3NodeIP is third.cc's node_id_to_ip.
+func NS3NodeIP(id int) uint32 {
+	return 0x0b000001 + uint32(id/256)*0x00010000 + uint32(id%256)*0x00000100
+}
+
+// Route implements Router.
+func (e *NS3ECMP) Route(sw *Switch, p *Packet, _ int) int {
+	hops := sw.Routes(p.Dst)
+	if len(hops) == 1 {
+		return int(hops[0])
+	}
+	h := Murmur3(e.ip[p.Src], e.ip[p.Dst], uint32(p.SPort)|uint32(p.DPort)<<16, e.seed[sw.ID])
+	return int(hops[h%uint32(len(hops))])
+}
+
 // Spray sends each packet on a uniformly chosen equal-cost next hop
 // (per-packet spraying); it reorders packets of a flow across paths.
 type Spray struct{ Rand func() uint32 }

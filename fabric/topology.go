@@ -26,6 +26,19 @@ type Topology struct {
 	Links        []Link
 	SwitchNames  []string // optional, one per switch
 	HostsPerTier []int    // informational: switches per tier, bottom up
+	// NodeIDs are the nodes' ids in the file a topology was read from
+	// (ReadTopologyFile), indexed by dcsim node id; nil means they are
+	// equal. The reference-compatible ECMP hashes them (NS3ECMP).
+	NodeIDs []int
+}
+
+// NodeID is node v's id in the topology's source file (v itself when the
+// topology was built, not read).
+func (t *Topology) NodeID(v int) int {
+	if t.NodeIDs == nil {
+		return v
+	}
+	return t.NodeIDs[v]
 }
 
 // Nodes is Hosts + Switches.
@@ -237,7 +250,7 @@ func ReadTopologyFile(name string, r io.Reader) (*Topology, error) {
 			isSwitch[v] = i + 1
 		}
 	}
-	t := &Topology{Name: name, Hosts: nodes - nsw, Switches: nsw}
+	t := &Topology{Name: name, Hosts: nodes - nsw, Switches: nsw, NodeIDs: make([]int, nodes)}
 	id := make([]int, nodes)
 	h := 0
 	for v := 0; v < nodes; v++ {
@@ -247,6 +260,7 @@ func ReadTopologyFile(name string, r io.Reader) (*Topology, error) {
 		} else {
 			id[v] = t.Hosts + isSwitch[v] - 1
 		}
+		t.NodeIDs[id[v]] = v
 	}
 	for i := 0; i < nlinks; i++ {
 		f, err = next()

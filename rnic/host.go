@@ -48,6 +48,42 @@ type Config struct {
 	Mapping      Mapping
 	CC           cc.Spec
 	CCEnv        cc.Env
+	// Compat holds the reference model's behaviours where dcsim's default
+	// differs (scenario compat: hpcc-ns3); the zero value is dcsim's.
+	Compat Compat
+}
+
+// Compat selects HPCC ns-3 behaviours at the NIC (rnic/doc.go has the
+// sources).
+type Compat struct {
+	// PairPorts numbers source ports from 10000 per (src, dst) pair in
+	// the order QPs open (third.cc portNumder); off, per source host.
+	PairPorts bool
+	// WholeNsPacing truncates pacing gaps to whole ns as ns-3 does
+	// (rdma-hw.cc RdmaHw::UpdateNextAvail, ChangeRate:
+	// Seconds(DataRate::CalculateTxTime)).
+	WholeNsPacing bool
+	// RepaceOnlyHPCC moves a pending pacing time on a rate change only
+	// when the algorithm is HPCC, always by the whole-ns difference and
+	// even when that time has passed (rdma-hw.cc RdmaHw::ChangeRate, which
+	// only HPCC calls; DCQCN, TIMELY and DCTCP assign m_rate directly).
+	// Off, every algorithm's rate change moves a pending pacing time.
+	RepaceOnlyHPCC bool
+	// NS3Egress runs the NIC's transmit loop as ns-3's
+	// QbbNetDevice::DequeueAndTransmit does: the scheduler is asked on
+	// every transmit opportunity, also when no QP is ready, and after
+	// every ACK, also one that closed its QP (RdmaHw::ReceiveAck always
+	// calls TriggerTransmit), so ns-3's RdmaEgressQueue::GetNextQindex can
+	// drop finished QPs from its list when it does (baselines.NS3Fair);
+	// when nothing can be sent, one wake-up (m_nextSend) is set at the
+	// earliest pacing time of the QPs with unsent bytes, paused or
+	// window-bound ones included, only if none is pending and only if that
+	// time is in the future, and only HPCC's rate change moves it earlier
+	// (QbbNetDevice::UpdateNextAvail); congestion-control timers do not
+	// start a transmission. A QP that could send therefore waits for the
+	// next trigger (an ACK, a RESUME, a transmission's end) where ns-3's
+	// does.
+	NS3Egress bool
 }
 
 // Counters are network-wide transport counters.
@@ -181,6 +217,8 @@ type Host struct {
 	paced pacedHeap
 	ready int
 	sport uint16
+	// pairPort[dst] is the next source port towards dst (Compat.PairPorts).
+	pairPort map[int32]uint16
 
 	wakeAt     engine.Time
 	rtoCheckAt engine.Time // pending RTO check event, Never if none
@@ -267,11 +305,8 @@ func (h *Host) openQP(dst int32, perFlow bool) *QP {
 		panic("rnic: more than 2^31-1 QPs opened in one run")
 	}
 	c.Counters.QPsOpened++
-	h.sport++
-	if h.sport < 10000 {
-		h.sport = 10000
-	}
-	qp := &QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: h.sport, perFlow: perFlow,
+	sport := h.nextPort(dst)
+	qp := &QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: sport, perFlow: perFlow,
 		pacedIdx: -1, ccAt: engine.Never, rtoAt: engine.Never}
 	qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
 	qp.rate = qp.cc.Rate()
@@ -285,6 +320,26 @@ func (h *Host) openQP(dst int32, perFlow bool) *QP {
 	h.sched.QPOpened(qp)
 	qp.armCC(c.Sim.Now())
 	return qp
+}
+
+// nextPort is the source port of a new QP towards dst.
+func (h *Host) nextPort(dst int32) uint16 {
+	if h.c.Cfg.Compat.PairPorts {
+		if h.pairPort == nil {
+			h.pairPort = map[int32]uint16{}
+		}
+		p, ok := h.pairPort[dst]
+		if !ok || p < 10000 {
+			p = 10000
+		}
+		h.pairPort[dst] = p + 1
+		return p
+	}
+	h.sport++
+	if h.sport < 10000 {
+		h.sport = 10000
+	}
+	return h.sport
 }
 
 func (h *Host) closeQP(qp *QP) {
@@ -350,7 +405,7 @@ func (h *Host) Next(now engine.Time) *fabric.Packet {
 		return h.ctrl.Pop()
 	}
 	h.releasePaced(now)
-	if h.ready == 0 {
+	if h.ready == 0 && !h.c.Cfg.Compat.NS3Egress {
 		h.armWake(now)
 		return nil
 	}
@@ -374,7 +429,7 @@ func (h *Host) pauseExempt(p *fabric.Packet) bool {
 
 // HasMore implements fabric.Source.
 func (h *Host) HasMore() bool {
-	if h.ctrl.Len() > 0 || h.ready > 0 {
+	if h.ctrl.Len() > 0 || h.ready > 0 || h.c.Cfg.Compat.NS3Egress && len(h.qps) > 0 {
 		return true
 	}
 	if h.paced.len() > 0 {
@@ -388,6 +443,10 @@ func (h *Host) HasMore() bool {
 
 // armWake schedules a wake-up at the earliest pacing time.
 func (h *Host) armWake(now engine.Time) {
+	if h.c.Cfg.Compat.NS3Egress {
+		h.ns3Wake(now)
+		return
+	}
 	if h.paced.len() == 0 {
 		return
 	}
@@ -395,6 +454,34 @@ func (h *Host) armWake(now engine.Time) {
 	if t < h.wakeAt {
 		h.wakeAt = t
 		h.c.Sim.At(t, h, evWake)
+	}
+}
+
+// ns3Wake is QbbNetDevice::DequeueAndTransmit's wake-up when nothing can
+// be sent (Compat.NS3Egress): the earliest pacing time of the QPs with
+// unsent bytes, if it is in the future and no wake-up is pending.
+func (h *Host) ns3Wake(now engine.Time) {
+	if h.wakeAt != engine.Never {
+		return
+	}
+	t := engine.Never
+	for _, qp := range h.qps {
+		if qp.tx.Unsent() > 0 {
+			t = min(t, qp.nextAvail)
+		}
+	}
+	if t > now && t != engine.Never {
+		h.wakeAt = t
+		h.c.Sim.At(t, h, evWake)
+	}
+}
+
+// ns3WakeEarlier is QbbNetDevice::UpdateNextAvail: a pending wake-up
+// later than t moves to t (or now).
+func (h *Host) ns3WakeEarlier(now, t engine.Time) {
+	if h.wakeAt != engine.Never && t < h.wakeAt {
+		h.wakeAt = max(t, now)
+		h.c.Sim.At(h.wakeAt, h, evWake)
 	}
 }
 
@@ -411,6 +498,8 @@ func (h *Host) Fire(now engine.Time, kind uint8) {
 	}
 	if now == h.wakeAt {
 		h.wakeAt = engine.Never
+	} else if h.c.Cfg.Compat.NS3Egress {
+		return // a wake-up ns-3 cancelled (ns3WakeEarlier)
 	}
 	h.releasePaced(now)
 	h.port.Kick(now)
@@ -485,9 +574,12 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	c.Counters.PayloadSent += n
 	qp.lastClass = class
 	qp.lastSize = int64(p.Size)
-	if qp.rate < cfg.CCEnv.LineRate {
+	switch {
+	case cfg.Compat.WholeNsPacing:
+		qp.nextAvail = now + qp.rate.TxTimeWholeNs(int64(p.Size))
+	case qp.rate < cfg.CCEnv.LineRate:
 		qp.nextAvail = now + qp.rate.TxTime(int64(p.Size))
-	} else {
+	default:
 		qp.nextAvail = now
 	}
 	if p.Last {
@@ -507,7 +599,7 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	}
 	// The port sets its busy time after Next returns; readiness compares
 	// pacing against it, so account for this packet's serialization here.
-	h.updateReadyAt(qp, now+h.port.Rate.TxTime(int64(p.Size)))
+	h.updateReadyAt(qp, now+h.port.TxTime(int64(p.Size)))
 	return p
 }
 
@@ -706,6 +798,9 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	}
 	if qp.perFlow && len(qp.msgs) == 0 {
 		h.closeQP(qp)
+		if c.Cfg.Compat.NS3Egress {
+			h.port.Kick(now)
+		}
 		return
 	}
 	qp.applyCC(now)

@@ -121,7 +121,14 @@ func (qp *QP) rewound() {
 func (qp *QP) applyCC(now engine.Time) {
 	r := qp.cc.Rate()
 	if r != qp.rate {
-		if qp.lastSize > 0 && qp.nextAvail > now {
+		if cp := &qp.host.c.Cfg.Compat; cp.RepaceOnlyHPCC {
+			if qp.host.c.Cfg.CC.Name == "hpcc" {
+				qp.nextAvail += r.TxTimeWholeNs(qp.lastSize) - qp.rate.TxTimeWholeNs(qp.lastSize)
+				if cp.NS3Egress {
+					qp.host.ns3WakeEarlier(now, qp.nextAvail)
+				}
+			}
+		} else if qp.lastSize > 0 && qp.nextAvail > now {
 			old := qp.rate.TxTime(qp.lastSize)
 			nw := r.TxTime(qp.lastSize)
 			qp.nextAvail += nw - old
@@ -174,7 +181,9 @@ func (qp *QP) Fire(now engine.Time, _ uint8) {
 		qp.cc.OnTimer(now)
 	}
 	qp.applyCC(now)
-	qp.host.port.Kick(now)
+	if !qp.host.c.Cfg.Compat.NS3Egress {
+		qp.host.port.Kick(now)
+	}
 }
 
 // timeout is a retransmission timeout: go back to the first unacknowledged

@@ -52,6 +52,9 @@ type schedFactory func(s *Scenario, params any, bdp int64) (func(h *rnic.Host) r
 // schedulerFactories build each registered scheduler.
 var schedulerFactories = map[string]schedFactory{
 	"fair": func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+		if s.Compat == CompatHPCCNS3 {
+			return func(*rnic.Host) rnic.Scheduler { return baselines.NewNS3Fair(uint8(s.NIC.DataClass)) }, nil
+		}
 		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(uint8(s.NIC.DataClass)) }, nil
 	},
 	"fair-message": func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
@@ -197,6 +200,11 @@ func Build(s *Scenario) (*Sim, error) {
 		return nil, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
 	}
 	fcfg.Router = fabric.ECMP{Salt: eng.Rand("ecmp").Uint32()}
+	ns3 := s.Compat == CompatHPCCNS3
+	if ns3 {
+		fcfg.Router = fabric.NewNS3ECMP(topo)
+		fcfg.WholeNs = true
+	}
 	net, err := fabric.Build(eng, topo, fcfg)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %v", err)
@@ -218,6 +226,10 @@ func Build(s *Scenario) (*Sim, error) {
 		CC:           spec,
 		CCEnv: cc.Env{LineRate: hostRate, BaseRTT: rtt, BDP: bdp,
 			MTU: mtu},
+	}
+	if ns3 {
+		ncfg.Compat = rnic.Compat{PairPorts: true, WholeNsPacing: true, RepaceOnlyHPCC: true,
+			NS3Egress: s.NIC.Scheduler == "fair"}
 	}
 	if s.NIC.RealisticHeaders {
 		ncfg.Headers = rocev2.RealisticHeaders

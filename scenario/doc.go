@@ -51,6 +51,10 @@
 //	                       directory name (letters, digits, spaces, ._+-=@,; not
 //	                       starting with . or -; see CheckName)
 //	seed          uint64   1. Every random stream derives from it.
+//	compat        none | hpcc-ns3; none. hpcc-ns3 reproduces the HPCC ns-3
+//	                       model's own choices where dcsim's defaults differ
+//	                       (see "Reference compatibility" below); for
+//	                       comparing with published numbers only.
 //	duration      duration 10ms. Workloads start flows in [0, duration).
 //	drain_limit   duration 100ms. After duration the run continues until
 //	                       every flow finishes or drain_limit more has

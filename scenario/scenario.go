@@ -11,6 +11,7 @@ import (
 type Scenario struct {
 	Name           string     `yaml:"name"`
 	Seed           uint64     `yaml:"seed"`
+	Compat         string     `yaml:"compat"`
 	Duration       Duration   `yaml:"duration"`
 	DrainLimit     Duration   `yaml:"drain_limit"`
 	Measure        Measure    `yaml:"measure"`
@@ -22,6 +23,14 @@ type Scenario struct {
 	ExtraWorkloads []Workload `yaml:"extra_workloads"`
 	Trace          Trace      `yaml:"trace"`
 }
+
+// Reference-compatibility profiles (Scenario.Compat).
+const (
+	CompatNone    = "none"
+	CompatHPCCNS3 = "hpcc-ns3"
+)
+
+var compatProfiles = []string{CompatNone, CompatHPCCNS3}
 
 // Measure selects the flows that summaries cover.
 type Measure struct {
@@ -328,6 +337,7 @@ type Trace struct {
 func Default() *Scenario {
 	s := &Scenario{
 		Seed:       1,
+		Compat:     CompatNone,
 		Duration:   Duration(10 * engine.Millisecond),
 		DrainLimit: Duration(100 * engine.Millisecond),
 		Topology: Topology{

@@ -139,6 +139,9 @@ func (s *Scenario) validateTop() *FieldError {
 			return fieldErr("name", "%v", err)
 		}
 	}
+	if fe := oneOf("compat", "compat profile", s.Compat, compatProfiles); fe != nil {
+		return fe
+	}
 	if s.Duration <= 0 || s.Duration.T() == engine.Never {
 		return fieldErr("duration", "must be positive and finite, got %v", s.Duration)
 	}

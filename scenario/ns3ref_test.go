@@ -1,0 +1,295 @@
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/workloads/cloud"
+)
+
+// The replay of the HPCC ns-3 reference run (testdata/ns3ref/README.md):
+// the same 128-host topology, 4,596 flows and parameters, with dcsim's
+// per-flow FCTs joined to ns-3's by (src, dst, sport).
+
+const ns3Dir = "testdata/ns3ref"
+
+// ns3PFCPauses are the PAUSE frames of the reference run (README.md:
+// pfc file, type 1): 742 received at hosts and 195 at switches for DCQCN,
+// none for HPCC.
+var ns3PFCPauses = map[string]int64{"dcqcn": 937, "hpcc": 0}
+
+// ns3Flow is one line of the reference's FCT output.
+type ns3Flow struct {
+	src, dst, sport   int
+	size              int64
+	start, fct, ideal int64 // ns
+}
+
+func readNS3FCT(t testing.TB, cc string) map[[3]int]ns3Flow {
+	t.Helper()
+	f, err := os.Open(filepath.Join(ns3Dir, "fct-"+cc+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[[3]int]ns3Flow{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var sip, dip uint32
+		var r ns3Flow
+		if _, err := fmt.Sscanf(sc.Text(), "%x %x %d 100 %d %d %d %d", &sip, &dip, &r.sport, &r.size, &r.start, &r.fct, &r.ideal); err != nil {
+			t.Fatalf("fct-%s.txt: %q: %v", cc, sc.Text(), err)
+		}
+		r.src, r.dst = int(sip>>8&0xffff), int(dip>>8&0xffff) // third.cc ip_to_node_id
+		out[[3]int{r.src, r.dst, r.sport}] = r
+	}
+	return out
+}
+
+// replayFlows is the converted flow list, flows starting before stop.
+func replayFlows(t testing.TB, stop engine.Time) []cloud.Flow {
+	t.Helper()
+	f, err := os.Open(filepath.Join(ns3Dir, "flows.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	flows, err := cloud.ReadNS3Flows("flows.txt", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := sort.Search(len(flows), func(i int) bool { return flows[i].Start >= stop })
+	return flows[:n]
+}
+
+// TestNS3FlowConversion checks the converter against the committed flow
+// list and the reference's own record of each flow: the start time in ns
+// (ns-3 truncates 2.000000577 s to 2000000576 ns), the source port, and
+// the ideal FCT dcsim computes for it (REFERENCE.md 8.1) against ns-3's
+// standalone_fct column.
+func TestNS3FlowConversion(t *testing.T) {
+	flows := replayFlows(t, engine.Never)
+	if len(flows) != 4596 {
+		t.Fatalf("got %d flows, want 4596", len(flows))
+	}
+	var buf bytes.Buffer
+	if err := cloud.WriteFlowList(&buf, flows); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(ns3Dir, "flows.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("converted flows.txt differs from flows.csv")
+	}
+	s := ns3Replay(t, "dcqcn", CompatHPCCNS3, engine.Never)
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range []string{"dcqcn", "hpcc"} {
+		ref := readNS3FCT(t, cc)
+		matched := 0
+		for _, f := range flows {
+			r, ok := ref[ns3Key(f.Src, f.Dst, f.Tag)]
+			if !ok {
+				continue
+			}
+			matched++
+			if got := f.Start.Nanoseconds(); got != r.start {
+				t.Fatalf("%s: flow %d->%d %s: start %d ns, want ns-3's %d", cc, f.Src, f.Dst, f.Tag, got, r.start)
+			}
+			p := sim.path(f.Src, f.Dst)
+			ideal := analysis.IdealFCT(f.Size, 1000, 48, p.baseRTT, p.bottleneck).Nanoseconds()
+			if ideal != r.ideal {
+				t.Fatalf("%s: flow %d->%d size %d: ideal FCT %d ns, want ns-3's standalone %d", cc, f.Src, f.Dst, f.Size, ideal, r.ideal)
+			}
+		}
+		if want := len(ref); matched != want {
+			t.Errorf("%s: %d of ns-3's %d finished flows found in flows.txt", cc, matched, want)
+		}
+	}
+}
+
+func ns3Key(src, dst int, tag string) [3]int {
+	sport, _ := strconv.Atoi(strings.TrimPrefix(tag, "sport="))
+	return [3]int{src, dst, sport}
+}
+
+// ns3Replay is the replay scenario for cc (testdata/ns3ref/replay-CC.yaml)
+// with its paths relative to this package, the flows that start before
+// stop and the given compat profile.
+func ns3Replay(t testing.TB, cc, compat string, stop engine.Time) *Scenario {
+	t.Helper()
+	file := filepath.Join(ns3Dir, "flows.csv")
+	if stop != engine.Never {
+		file = filepath.Join(t.TempDir(), "flows.csv")
+		var buf bytes.Buffer
+		if err := cloud.WriteFlowList(&buf, replayFlows(t, stop)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Load(filepath.Join(ns3Dir, "replay-"+cc+".yaml"), []string{
+		"topology.file=" + filepath.Join(ns3Dir, "topology.txt"),
+		"workload.flowlist.file=" + file,
+		"compat=" + compat,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// ns3Comparison is dcsim against ns-3 over the joined flows.
+type ns3Comparison struct {
+	flows                int
+	meanNS3, meanDcsim   float64 // mean slowdown, clamped at 1 as fct_analysis.py
+	deciles              [10]ns3Decile
+	medP50, medP95       float64 // medians over deciles of the p50 and p95 ratios
+	medFlowP50           float64 // median over deciles of the per-flow FCT ratio's p50
+	pausesNS3, pauses    int64
+	unfinished, drops    int64
+	exactFCT, within5pct int // flows whose FCT equals ns-3's, and is within 5%
+}
+
+// ns3Decile is one size decile: the ratio of dcsim's to ns-3's p50 and p95
+// slowdown, and the p50 and p95 of the per-flow FCT ratio dcsim/ns-3.
+type ns3Decile struct {
+	maxSize              int64
+	p50, p95             float64
+	flowP50, flowP95     float64
+	ns3P50, dcsimP50     float64
+	ns3P95, dcsimP95     float64
+	ns3Mean, dcsimMeanSd float64
+}
+
+// compareNS3 runs s and joins its flows with ns-3's. With a finite stop
+// (a replay of the flows that start before stop) only flows that ns-3
+// finished before stop count: nothing that starts later can have touched
+// them, in either simulator.
+func compareNS3(t testing.TB, s *Scenario, cc string, stop engine.Time) ns3Comparison {
+	t.Helper()
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sim.Run(Options{})
+	ref := readNS3FCT(t, cc)
+	type pair struct {
+		size            int64
+		sdNS3, sdDcsim  float64
+		fctNS3, fctDcsi int64
+	}
+	var ps []pair
+	var c ns3Comparison
+	for _, f := range res.Flows {
+		if !f.Finished() {
+			c.unfinished++
+		}
+		r, ok := ref[ns3Key(int(f.Src), int(f.Dst), f.Tag)]
+		if !ok || !f.Finished() || (stop != engine.Never && r.start+r.fct >= stop.Nanoseconds()) {
+			continue
+		}
+		fct := *f.FctNs
+		ps = append(ps, pair{size: f.SizeBytes, fctNS3: r.fct, fctDcsi: fct,
+			sdNS3: max(1, float64(r.fct)/float64(r.ideal)), sdDcsim: max(1, float64(fct)/float64(f.IdealFctNs))})
+	}
+	if len(ps) < 100 {
+		t.Fatalf("only %d flows joined", len(ps))
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].size < ps[j].size })
+	c.flows = len(ps)
+	for _, p := range ps {
+		c.meanNS3 += p.sdNS3
+		c.meanDcsim += p.sdDcsim
+		if p.fctDcsi == p.fctNS3 {
+			c.exactFCT++
+		}
+		if math.Abs(float64(p.fctDcsi)/float64(p.fctNS3)-1) <= 0.05 {
+			c.within5pct++
+		}
+	}
+	c.meanNS3 /= float64(len(ps))
+	c.meanDcsim /= float64(len(ps))
+	pct := func(a []float64, p float64) float64 { // fct_analysis.py: sorted(a)[int(len(a)*p)]
+		sort.Float64s(a)
+		return a[int(float64(len(a))*p)]
+	}
+	var r50, r95, f50 []float64
+	for d := range c.deciles {
+		lo, hi := d*len(ps)/10, (d+1)*len(ps)/10
+		var a, b, q []float64
+		dc := &c.deciles[d]
+		for _, p := range ps[lo:hi] {
+			a = append(a, p.sdNS3)
+			b = append(b, p.sdDcsim)
+			q = append(q, float64(p.fctDcsi)/float64(p.fctNS3))
+			dc.ns3Mean += p.sdNS3 / float64(hi-lo)
+			dc.dcsimMeanSd += p.sdDcsim / float64(hi-lo)
+		}
+		dc.maxSize = ps[hi-1].size
+		dc.ns3P50, dc.dcsimP50 = pct(a, 0.5), pct(b, 0.5)
+		dc.ns3P95, dc.dcsimP95 = pct(a, 0.95), pct(b, 0.95)
+		dc.p50, dc.p95 = dc.dcsimP50/dc.ns3P50, dc.dcsimP95/dc.ns3P95
+		dc.flowP50, dc.flowP95 = pct(q, 0.5), pct(q, 0.95)
+		r50, r95, f50 = append(r50, dc.p50), append(r95, dc.p95), append(f50, dc.flowP50)
+	}
+	median := func(a []float64) float64 {
+		sort.Float64s(a)
+		return (a[len(a)/2-1] + a[len(a)/2]) / 2
+	}
+	c.medP50, c.medP95, c.medFlowP50 = median(r50), median(r95), median(f50)
+	c.pauses = res.Run.PFCPauseFrames
+	c.pausesNS3 = ns3PFCPauses[cc]
+	c.drops = res.Run.BytesDropped
+	return c
+}
+
+func (c ns3Comparison) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d flows: mean slowdown ns-3 %.3f dcsim %.3f (ratio %.3f); per-decile slowdown ratio median p50 %.3f p95 %.3f; "+
+		"per-flow FCT ratio median p50 %.3f; FCT exact %d, within 5%% %d; PFC pauses %d (ns-3 %d); dropped %d B; unfinished %d\n",
+		c.flows, c.meanNS3, c.meanDcsim, c.meanDcsim/c.meanNS3, c.medP50, c.medP95, c.medFlowP50, c.exactFCT, c.within5pct,
+		c.pauses, c.pausesNS3, c.drops, c.unfinished)
+	b.WriteString("  decile  max size  p50 ns-3 dcsim ratio   p95 ns-3 dcsim ratio   flow FCT ratio p50 p95\n")
+	for i, d := range c.deciles {
+		fmt.Fprintf(&b, "  %6d %9d  %8.3f %6.3f %5.3f  %8.3f %6.3f %5.3f  %18.3f %5.3f\n", i+1, d.maxSize,
+			d.ns3P50, d.dcsimP50, d.p50, d.ns3P95, d.dcsimP95, d.p95, d.flowP50, d.flowP95)
+	}
+	return b.String()
+}
+
+// TestNS3ReplayFull is the whole replay, both algorithms, with the
+// profile and with dcsim's defaults (DCSIM_LONG=1; about 30 s per run).
+func TestNS3ReplayFull(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("DCSIM_LONG=1 runs the full ns-3 replay")
+	}
+	ccs, compats := []string{"dcqcn", "hpcc"}, []string{CompatHPCCNS3, CompatNone}
+	if v := os.Getenv("DCSIM_NS3_CC"); v != "" { // one algorithm only
+		ccs = []string{v}
+	}
+	if v := os.Getenv("DCSIM_NS3_COMPAT"); v != "" {
+		compats = []string{v}
+	}
+	for _, cc := range ccs {
+		for _, compat := range compats {
+			c := compareNS3(t, ns3Replay(t, cc, compat, engine.Never), cc, engine.Never)
+			t.Logf("%s, compat %s: %v", cc, compat, c)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package baselines
+
+import (
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/rnic"
+)
+
+// NS3Fair is the reference model's round robin exactly as ns-3 runs it
+// (qbb-net-device.cc RdmaEgressQueue::GetNextQindex and DequeueQindex),
+// for the compat: hpcc-ns3 profile. The NIC keeps its QPs in one list in
+// creation order (RdmaQueuePairGroup::AddQp) and an index rrlast of the QP
+// served last. A scan visits (rrlast+1) mod n, (rrlast+2) mod n, ... and
+// takes the first eligible QP; finished QPs stay in the list until a scan
+// meets one, and then every finished QP from the lowest such index on is
+// removed and the list compacted, while rrlast keeps its number. So after
+// a removal the round robin resumes at a shifted position: a QP can be
+// skipped or served twice in a row. Fair (the default) keeps the intended
+// order instead: after the QP served last, by id.
+//
+// It needs the NIC to ask on every transmit opportunity (rnic
+// Compat.ScanAlways), since ns-3 scans, and compacts, even when nothing
+// can be sent.
+type NS3Fair struct {
+	Class uint8
+
+	qps    []*rnic.QP
+	rrlast int
+}
+
+// NewNS3Fair returns ns-3's round robin in class.
+func NewNS3Fair(class uint8) *NS3Fair { return &NS3Fair{Class: class} }
+
+func (f *NS3Fair) Attach(*rnic.Host)                    {}
+func (f *NS3Fair) QPOpened(qp *rnic.QP)                 { f.qps = append(f.qps, qp) }
+func (f *NS3Fair) QPClosed(*rnic.QP)                    {}
+func (f *NS3Fair) Posted(*rnic.QP, *rnic.Message)       {}
+func (f *NS3Fair) HOLChanged(*rnic.QP)                  {}
+func (f *NS3Fair) ReadyChanged(*rnic.QP)                {}
+func (f *NS3Fair) Sent(*rnic.QP, *fabric.Packet)        {}
+func (f *NS3Fair) Acked(*rnic.QP)                       {}
+func (f *NS3Fair) Control(engine.Time, *fabric.Packet)  {}
+func (f *NS3Fair) Received(engine.Time, *fabric.Packet) {}
+
+// Len is the length of the QP list, finished QPs not yet dropped included.
+func (f *NS3Fair) Len() int { return len(f.qps) }
+
+// Pick implements rnic.Scheduler. A closed QP is a finished one
+// (RdmaQueuePair::IsFinished: every byte acknowledged); a ready QP has
+// bytes left, an open window and its pacing time come, as ns-3's test.
+func (f *NS3Fair) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
+	n := len(f.qps)
+	res, minFinished := -1, -1
+	classPaused := paused&(1<<f.Class) != 0
+	for i := 1; i <= n; i++ {
+		idx := (i + f.rrlast) % n
+		qp := f.qps[idx]
+		if !classPaused && qp.Ready() {
+			res = idx
+			break
+		}
+		if qp.Closed() && (minFinished < 0 || idx < minFinished) {
+			minFinished = idx
+		}
+	}
+	if minFinished >= 0 {
+		next := minFinished
+		for i := minFinished + 1; i < n; i++ {
+			if f.qps[i].Closed() {
+				continue
+			}
+			if i == res {
+				res = next
+			}
+			f.qps[next] = f.qps[i]
+			next++
+		}
+		clear(f.qps[next:])
+		f.qps = f.qps[:next]
+	}
+	if res < 0 {
+		return nil, 0
+	}
+	f.rrlast = res
+	return f.qps[res], f.Class
+}
