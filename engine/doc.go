@@ -9,7 +9,9 @@
 // is no floating-point time anywhere in the core. Rate is bits per second
 // (SI: 1 Gbps = 10^9 b/s). ParseTime, ParseRate and ParseSize read the
 // scenario forms ("1us", "100Gbps", "32MiB"; KB = 1000 B, KiB = 1024 B)
-// and String/FormatSize print them back exactly.
+// and String/FormatSize print them back exactly. NS3Seconds and
+// Rate.TxTimeWholeNs reproduce ns-3's truncating Seconds(double) at its ns
+// resolution, for the reference-compatibility profile only.
 //
 // # Events
 //

@@ -48,7 +48,19 @@
 // Router is a per-switch decision. ECMP hashes (src, dst, sport|dport<<16)
 // with MurmurHash3 salted with the switch id (and a seed-derived salt) over
 // the equal-cost next hops computed by BFS; Spray picks a next hop per
-// packet. Adaptive routing fits the same interface: it sees the switch's
+// packet. NS3ECMP is the reference model's hash exactly, for scenario
+// compat: hpcc-ns3 (switch-node.cc SwitchNode::GetOutDev, EcmpHash): the
+// hosts' IPs as third.cc node_id_to_ip gives them (11.0.x.1 from the node
+// id), the switch's node id as the seed, no salt, over next hops in the
+// order the reference's BFS (third.cc CalculateRoute) lists them, which is
+// port order here.
+//
+// Config.WholeNs truncates every serialization time to whole ns as ns-3's
+// Seconds(DataRate::CalculateTxTime(size)) does (qbb-net-device.cc
+// QbbNetDevice::TransmitStart; engine.Rate.TxTimeWholeNs): 1048 B at 100
+// Gbps take 83 ns, not 83.84, a 60 B ACK 4 ns and an exact 80 ns 79. It
+// costs nothing when off: such ports take the path that non-integral
+// per-byte rates already take. Adaptive routing fits the same interface: it sees the switch's
 // ports and their queues. Hosts never carry transit traffic.
 //
 // # Topologies

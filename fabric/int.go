@@ -13,7 +13,10 @@ const MaxINTHops = 5
 // fixed-width fields (24-bit ns time, 20-bit byte counter in 128*INT_MULTI B
 // units, 17-bit queue length in 80*INT_MULTI B units): the wire cost is
 // still charged (42 B for HPCC), but the simulated sender sees unquantised
-// telemetry. Deltas are therefore plain differences.
+// telemetry. Deltas are therefore plain differences. Config.INTBytesUnit
+// and INTQLenUnit (scenario compat: hpcc-ns3) quantise TxBytes and QLen to
+// the reference's units instead; its 24-bit time field would wrap only
+// after 16.8 ms between two samples of one hop, which is not reproduced.
 type INTHop struct {
 	LineRate engine.Rate // egress link rate
 	Time     engine.Time // dequeue time of this packet

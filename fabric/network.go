@@ -34,11 +34,22 @@ type Config struct {
 	ClassECN [NumClasses]*ECNThresholds
 
 	INT bool // stamp INT hop records on data packets at every switch egress
+	// INTBytesUnit and INTQLenUnit, when positive, quantise the INT byte
+	// counter and queue length down to multiples of these units, as the
+	// reference's fixed-width fields do (int-header.h IntHop::Set:
+	// byteUnit 128 and qlenUnit 80 times INT_MULTI). 0 keeps them exact.
+	INTBytesUnit, INTQLenUnit int64
 
 	// WholeNs truncates every serialization time to whole ns the way the
 	// reference model does (engine.Rate.TxTimeWholeNs; qbb-net-device.cc
 	// QbbNetDevice::TransmitStart). Off, times are exact in ps.
 	WholeNs bool
+	// NS3EventOrder schedules each packet's delivery when its
+	// transmission starts, as ns-3's channel does (QbbChannel::
+	// TransmitStart), so that deliveries due at the same ns run in the
+	// reference's order: by when they were sent. Off, a link keeps only
+	// its next delivery in the event queue (same times, fewer events).
+	NS3EventOrder bool
 
 	Router Router // nil: ECMP with salt 0
 }
@@ -132,7 +143,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		pt := &ports[0]
 		ports = ports[1:]
 		*pt = Port{net: n, sim: sim, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: n.cfg.Strict,
-			wholeNs: cfg.WholeNs}
+			wholeNs: cfg.WholeNs, eventPerPkt: cfg.NS3EventOrder}
 		if cfg.WholeNs {
 			pt.psPerByte = 0 // transmit takes the slow path, TxTime
 		}

@@ -65,6 +65,7 @@ type Port struct {
 	strict      uint8 // bit c: class c is served by strict priority
 	stampIN     bool
 	rrClass     uint8
+	eventPerPkt bool // Config.NS3EventOrder: one delivery event per packet, scheduled at transmit
 
 	// One cache line per class.
 	cls [NumClasses]classQ
@@ -139,7 +140,7 @@ func (pt *Port) Fire(now engine.Time, kind uint8) {
 		pt.transmit(now)
 	case evDeliver:
 		p := pt.wire.pop()
-		if pt.wire.n > 0 {
+		if pt.wire.n > 0 && !pt.eventPerPkt {
 			pt.sim.At(pt.wire.next(), pt, evDeliver)
 		}
 		if pt.Observer != nil {
@@ -187,7 +188,7 @@ func (pt *Port) transmit(now engine.Time) {
 	pt.TxBytes += int64(p.Size)
 	pt.TxPackets++
 	arrive := end + pt.Delay
-	if pt.wire.n == 0 {
+	if pt.wire.n == 0 || pt.eventPerPkt {
 		pt.sim.At(arrive, pt, evDeliver)
 	}
 	pt.wire.push(arrive, p)
@@ -265,7 +266,12 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 			if p.INT == nil {
 				p.INT = pt.net.Pool.GetINT()
 			}
-			p.INT.Push(INTHop{LineRate: pt.Rate, Time: now, TxBytes: pt.TxBytes, QLen: pt.qTotal})
+			h := INTHop{LineRate: pt.Rate, Time: now, TxBytes: pt.TxBytes, QLen: pt.qTotal}
+			if u := pt.net.cfg.INTBytesUnit; u > 0 {
+				h.TxBytes -= h.TxBytes % u
+				h.QLen -= h.QLen % pt.net.cfg.INTQLenUnit
+			}
+			p.INT.Push(h)
 		}
 	}
 	if pt.Observer != nil {

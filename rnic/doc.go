@@ -45,6 +45,47 @@
 // send control packets (NewControl, SendControl) that cross the fabric like
 // any packet.
 //
+// # Reference compatibility
+//
+// Config.Compat (scenario compat: hpcc-ns3) switches on behaviours of the
+// HPCC ns-3 model (alibaba-edu/High-Precision-Congestion-Control,
+// simulation/src/point-to-point/model) where dcsim's defaults differ; each
+// is what that code does, for comparing with numbers published from it:
+//
+//   - PairPorts: source ports 10000, 10001, ... per (src, dst) pair in the
+//     order flows start (scratch/third.cc portNumder), so ECMP hashes the
+//     reference's 5-tuples. Default: one counter per source host.
+//   - WholeNsPacing: the gap after a packet is Seconds(rate.CalculateTxTime
+//     (size)) truncated to whole ns (rdma-hw.cc RdmaHw::UpdateNextAvail;
+//     engine.Rate.TxTimeWholeNs), at line rate too. Default: exact ps.
+//   - RepaceOnlyHPCC: only HPCC moves the pending pacing time on a rate
+//     change, by the difference of the whole-ns gaps and even when that
+//     time has passed (RdmaHw::ChangeRate, called from UpdateRateHp only;
+//     DCQCN's mlx functions, TIMELY and DCTCP assign m_rate directly, so
+//     their next packet keeps the old gap). Default: every algorithm,
+//     only a future pacing time.
+//   - NS3Egress: the transmit loop of QbbNetDevice::DequeueAndTransmit.
+//     The scheduler is asked on every transmit opportunity and after every
+//     ACK (RdmaHw::ReceiveAck ends with TriggerTransmit), so ns-3's QP list
+//     scan (sched/baselines NS3Fair) sees the same moments; with nothing
+//     to send, one wake-up (m_nextSend) is set at the earliest m_nextAvail
+//     among QPs with unsent bytes, paused and window-bound ones included,
+//     but only if none is pending and only if that time is in the future;
+//     HPCC's ChangeRate moves a pending wake-up earlier
+//     (QbbNetDevice::UpdateNextAvail); congestion-control timer events do
+//     not start a transmission (the mlx timers in rdma-hw.cc only change
+//     rates). So a paced QP can wait past its pacing time for the next
+//     trigger, as in ns-3. Default: the NIC wakes exactly at the earliest
+//     pacing time of a QP that could send.
+//
+// The fabric's half is fabric.NS3ECMP and fabric.Config.WholeNs. What the
+// profile does not change, because dcsim already does what ns-3 does:
+// ACK_HIGH_PRIO at NICs only, an ACK per packet with the CNP flag of that
+// packet, go-back-N on NACK, no RTO when rto is 0, DCQCN's timers
+// (cc/dcqcn). What differs and stays: dcsim re-ACKs a duplicate last
+// packet (ns-3 is silent; it matters only after go-back-N, which needs a
+// data drop, which a lossless run never has).
+//
 // # Feedback and timers
 //
 // Each ACK or NACK becomes a cc.Feedback (ECN echo, RTT sample when the

@@ -203,7 +203,10 @@ func Build(s *Scenario) (*Sim, error) {
 	ns3 := s.Compat == CompatHPCCNS3
 	if ns3 {
 		fcfg.Router = fabric.NewNS3ECMP(topo)
-		fcfg.WholeNs = true
+		fcfg.WholeNs, fcfg.NS3EventOrder = true, true
+		if p, ok := s.CC.Params.(*hpcc.Params); ok {
+			fcfg.INTBytesUnit, fcfg.INTQLenUnit = 128*p.INTMulti, 80*p.INTMulti // int-header.h IntHop
+		}
 	}
 	net, err := fabric.Build(eng, topo, fcfg)
 	if err != nil {

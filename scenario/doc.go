@@ -219,6 +219,35 @@
 //	interval  0s   sampling period; 0 turns sampling off
 //	metrics   [queue_depth, pause_time, utilisation, qp_rate]  what to sample
 //
+// # Reference compatibility
+//
+// compat: hpcc-ns3 makes a run take the HPCC ns-3 model's own choices
+// where dcsim's defaults differ, so that it can be compared with numbers
+// published from that model (testdata/ns3ref holds one such run and
+// replay-dcqcn.yaml / replay-hpcc.yaml replay it). It changes only
+// behaviours that have no field of their own; parameters (rto: 0s for the
+// reference's missing timeout, the topology, the CC's values) are the
+// scenario's. Each behaviour is one the ns-3 code has (the packages' docs
+// cite file and function):
+//
+//   - ECMP: the reference's hash inputs and seed (fabric.NS3ECMP: 11.0.x.1
+//     addresses from node ids, the switch's node id as seed, no salt) and
+//     source ports from 10000 per (src, dst) pair (rnic Compat.PairPorts).
+//     The default hashes host indices with a salt from the seed, so seeds
+//     explore path assignments, and numbers ports per source host.
+//   - Whole-ns time: serialization at every port and the NICs' pacing gaps
+//     are truncated to whole ns as ns-3's Seconds(double) truncates them
+//     (fabric.Config.WholeNs, rnic Compat.WholeNsPacing). Default: exact ps.
+//   - Pacing on a rate change: only HPCC moves the pending pacing time
+//     (rnic Compat.RepaceOnlyHPCC).
+//   - The NIC's transmit loop and round robin: ns-3's wake-up rule and its
+//     QP-list scan with the index shift after finished QPs are dropped
+//     (rnic Compat.NS3Egress, sched/baselines NS3Fair); with scheduler fair
+//     only, the one ns-3 has.
+//
+// With compat: none (the default) none of this runs, and results are
+// unchanged.
+//
 // # Built-ins
 //
 // Builtins lists the scenarios Load knows by name, each with a line of

@@ -163,7 +163,8 @@ type ns3Comparison struct {
 	medFlowP50           float64 // median over deciles of the per-flow FCT ratio's p50
 	pausesNS3, pauses    int64
 	unfinished, drops    int64
-	exactFCT, within5pct int // flows whose FCT equals ns-3's, and is within 5%
+	exactFCT, within5pct int                 // flows whose FCT equals ns-3's, and is within 5%
+	fct                  map[[3]int][2]int64 // per joined flow: dcsim's and ns-3's FCT (ns)
 }
 
 // ns3Decile is one size decile: the ratio of dcsim's to ns-3's p50 and p95
@@ -195,16 +196,18 @@ func compareNS3(t testing.TB, s *Scenario, cc string, stop engine.Time) ns3Compa
 		fctNS3, fctDcsi int64
 	}
 	var ps []pair
-	var c ns3Comparison
+	c := ns3Comparison{fct: map[[3]int][2]int64{}}
 	for _, f := range res.Flows {
 		if !f.Finished() {
 			c.unfinished++
 		}
-		r, ok := ref[ns3Key(int(f.Src), int(f.Dst), f.Tag)]
+		key := ns3Key(int(f.Src), int(f.Dst), f.Tag)
+		r, ok := ref[key]
 		if !ok || !f.Finished() || (stop != engine.Never && r.start+r.fct >= stop.Nanoseconds()) {
 			continue
 		}
 		fct := *f.FctNs
+		c.fct[key] = [2]int64{fct, r.fct}
 		ps = append(ps, pair{size: f.SizeBytes, fctNS3: r.fct, fctDcsi: fct,
 			sdNS3: max(1, float64(r.fct)/float64(r.ideal)), sdDcsim: max(1, float64(fct)/float64(f.IdealFctNs))})
 	}
@@ -254,7 +257,10 @@ func compareNS3(t testing.TB, s *Scenario, cc string, stop engine.Time) ns3Compa
 	}
 	c.medP50, c.medP95, c.medFlowP50 = median(r50), median(r95), median(f50)
 	c.pauses = res.Run.PFCPauseFrames
-	c.pausesNS3 = ns3PFCPauses[cc]
+	c.pausesNS3 = -1 // not known for a window
+	if stop == engine.Never {
+		c.pausesNS3 = ns3PFCPauses[cc]
+	}
 	c.drops = res.Run.BytesDropped
 	return c
 }
@@ -275,6 +281,8 @@ func (c ns3Comparison) String() string {
 
 // TestNS3ReplayFull is the whole replay, both algorithms, with the
 // profile and with dcsim's defaults (DCSIM_LONG=1; about 30 s per run).
+// DCSIM_NS3_CC=dcqcn|hpcc, DCSIM_NS3_COMPAT=none|hpcc-ns3 and
+// DCSIM_NS3_SEEDS=1,2,... select runs.
 func TestNS3ReplayFull(t *testing.T) {
 	if os.Getenv("DCSIM_LONG") == "" {
 		t.Skip("DCSIM_LONG=1 runs the full ns-3 replay")
@@ -286,10 +294,63 @@ func TestNS3ReplayFull(t *testing.T) {
 	if v := os.Getenv("DCSIM_NS3_COMPAT"); v != "" {
 		compats = []string{v}
 	}
+	seeds := []string{"1"}
+	if v := os.Getenv("DCSIM_NS3_SEEDS"); v != "" { // e.g. 1,2,3,4,5
+		seeds = strings.Split(v, ",")
+	}
 	for _, cc := range ccs {
 		for _, compat := range compats {
-			c := compareNS3(t, ns3Replay(t, cc, compat, engine.Never), cc, engine.Never)
-			t.Logf("%s, compat %s: %v", cc, compat, c)
+			for _, seed := range seeds {
+				s := ns3Replay(t, cc, compat, engine.Never)
+				var err error
+				if s.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+					t.Fatal(err)
+				}
+				c := compareNS3(t, s, cc, engine.Never)
+				t.Logf("%s, compat %s, seed %d: %v", cc, compat, s.Seed, c)
+			}
 		}
+	}
+}
+
+// ns3Window is the CI replay: the flows that start in the first 3 ms,
+// compared on those that ns-3 finished within them.
+const ns3Window = 2003 * engine.Millisecond
+
+// TestNS3ReplayWindow replays the first 3 ms of the reference run with the
+// profile and checks dcsim against ns-3 on the flows that ns-3 finished in
+// that window, which later flows cannot have touched: the first flows'
+// FCTs to the ns, and the slowdown ratios within the bounds
+// (HPCC 5%, DCQCN 15%) on mean and per-decile medians.
+func TestNS3ReplayWindow(t *testing.T) {
+	for _, c := range []struct {
+		cc    string
+		bound float64
+		exact [][3]int // (src, dst, sport) of flows whose FCT must equal ns-3's
+	}{
+		// The first four flows of flows.txt: 11,520, 14,912, 117,488 and
+		// 14,146 ns with DCQCN; 11,688, 15,280 and 14,638 with HPCC, whose
+		// third (1.1 MB, 140,113 ns in ns-3) dcsim finishes 0.4% later.
+		{"dcqcn", 0.15, [][3]int{{13, 79, 10000}, {91, 20, 10000}, {125, 34, 10000}, {124, 41, 10000}}},
+		{"hpcc", 0.05, [][3]int{{13, 79, 10000}, {91, 20, 10000}, {124, 41, 10000}}},
+	} {
+		t.Run(c.cc, func(t *testing.T) {
+			s := ns3Replay(t, c.cc, CompatHPCCNS3, ns3Window)
+			cmp := compareNS3(t, s, c.cc, ns3Window)
+			t.Logf("%v", cmp)
+			for _, k := range c.exact {
+				if f := cmp.fct[k]; f[0] != f[1] {
+					t.Errorf("flow %d->%d sport %d: FCT %d ns, want ns-3's %d", k[0], k[1], k[2], f[0], f[1])
+				}
+			}
+			for _, r := range []struct {
+				name string
+				got  float64
+			}{{"mean slowdown", cmp.meanDcsim / cmp.meanNS3}, {"median p50 ratio", cmp.medP50}, {"median p95 ratio", cmp.medP95}} {
+				if math.Abs(r.got-1) > c.bound {
+					t.Errorf("%s: dcsim/ns-3 = %.3f, want within %.0f%% of 1", r.name, r.got, 100*c.bound)
+				}
+			}
+		})
 	}
 }

@@ -11,6 +11,11 @@
 // head-of-line message is fully sent (with QPs numbered in arrival order
 // this is FCFS, which the oracle tests confirm).
 //
+// NS3Fair is the same round robin as the reference's code runs it
+// (qbb-net-device.cc RdmaEgressQueue::GetNextQindex): an index into a QP
+// list that drops finished QPs lazily and shifts the index when it does.
+// Scenario compat: hpcc-ns3 uses it for "fair".
+//
 // SRPT (REFERENCE.md 6.3) serves the QP whose head-of-line message has the
 // fewest unsent bytes, ties by QP id, and tags each packet with a class
 // from that remaining size (thresholds over classes 1..7; default

@@ -49,12 +49,30 @@ func (f *NS3Fair) Len() int { return len(f.qps) }
 // (RdmaQueuePair::IsFinished: every byte acknowledged); a ready QP has
 // bytes left, an open window and its pacing time come, as ns-3's test.
 func (f *NS3Fair) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
-	n := len(f.qps)
+	var res int
+	f.qps, res = ns3Scan(f.qps, f.rrlast, paused&(1<<f.Class) != 0)
+	if res < 0 {
+		return nil, 0
+	}
+	f.rrlast = res
+	return f.qps[res], f.Class
+}
+
+// scanned is what ns3Scan reads of a QP.
+type scanned interface {
+	Ready() bool
+	Closed() bool
+}
+
+// ns3Scan is GetNextQindex: the index of the first ready QP after rrlast
+// (or -1), and the list with finished QPs dropped from the lowest finished
+// index the scan met, the returned index adjusted to the compacted list.
+func ns3Scan[Q scanned](qps []Q, rrlast int, classPaused bool) ([]Q, int) {
+	n := len(qps)
 	res, minFinished := -1, -1
-	classPaused := paused&(1<<f.Class) != 0
 	for i := 1; i <= n; i++ {
-		idx := (i + f.rrlast) % n
-		qp := f.qps[idx]
+		idx := (i + rrlast) % n
+		qp := qps[idx]
 		if !classPaused && qp.Ready() {
 			res = idx
 			break
@@ -63,24 +81,20 @@ func (f *NS3Fair) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
 			minFinished = idx
 		}
 	}
-	if minFinished >= 0 {
-		next := minFinished
-		for i := minFinished + 1; i < n; i++ {
-			if f.qps[i].Closed() {
-				continue
-			}
-			if i == res {
-				res = next
-			}
-			f.qps[next] = f.qps[i]
-			next++
+	if minFinished < 0 {
+		return qps, res
+	}
+	next := minFinished
+	for i := minFinished + 1; i < n; i++ {
+		if qps[i].Closed() {
+			continue
 		}
-		clear(f.qps[next:])
-		f.qps = f.qps[:next]
+		if i == res {
+			res = next
+		}
+		qps[next] = qps[i]
+		next++
 	}
-	if res < 0 {
-		return nil, 0
-	}
-	f.rrlast = res
-	return f.qps[res], f.Class
+	clear(qps[next:])
+	return qps[:next], res
 }

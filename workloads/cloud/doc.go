@@ -64,5 +64,10 @@
 //
 // Flow lists (ReadFlowList) are CSV with a header naming src, dst,
 // size_bytes and start_ns in any order; an optional tag column fills
-// Flow.Tag; other columns are ignored.
+// Flow.Tag; other columns are ignored. ReadNS3Flows reads the HPCC ns-3
+// model's flow file (traffic_gen.py output) with ns-3's own start times
+// (engine.NS3Seconds truncates 2.000000577 s to 2000000576 ns) and tags
+// each flow "sport=N" with the source port the reference gives it, 10000
+// up per (src, dst) pair; WriteFlowList writes any flows back as a flow
+// list.
 package cloud
