@@ -60,7 +60,14 @@
 // QbbNetDevice::TransmitStart; engine.Rate.TxTimeWholeNs): 1048 B at 100
 // Gbps take 83 ns, not 83.84, a 60 B ACK 4 ns and an exact 80 ns 79. It
 // costs nothing when off: such ports take the path that non-integral
-// per-byte rates already take. Adaptive routing fits the same interface: it sees the switch's
+// per-byte rates already take. Config.NS3EventOrder gives each packet its
+// own delivery event, scheduled when its transmission starts, as ns-3's
+// QbbChannel::TransmitStart schedules QbbNetDevice::Receive, so that
+// deliveries due at the same ns run in the order they were sent (with
+// whole-ns times such ties are common); the default keeps only a link's
+// next delivery in the event queue. Config.INTBytesUnit and INTQLenUnit
+// quantise INT's byte counter and queue length as ns-3's IntHop::Set does
+// (int-header.h: 128 and 80 B times INT_MULTI). Adaptive routing fits the same interface: it sees the switch's
 // ports and their queues. Hosts never carry transit traffic.
 //
 // # Topologies

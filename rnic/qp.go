@@ -120,13 +120,12 @@ func (qp *QP) rewound() {
 // a rate change (REFERENCE 5.1), re-arms its timer and updates readiness.
 func (qp *QP) applyCC(now engine.Time) {
 	r := qp.cc.Rate()
+	cp := &qp.host.c.Cfg.Compat
+	ns3HPCC := cp.RepaceOnlyHPCC && qp.host.c.Cfg.CC.Name == "hpcc"
 	if r != qp.rate {
-		if cp := &qp.host.c.Cfg.Compat; cp.RepaceOnlyHPCC {
-			if qp.host.c.Cfg.CC.Name == "hpcc" {
+		if cp.RepaceOnlyHPCC {
+			if ns3HPCC {
 				qp.nextAvail += r.TxTimeWholeNs(qp.lastSize) - qp.rate.TxTimeWholeNs(qp.lastSize)
-				if cp.NS3Egress {
-					qp.host.ns3WakeEarlier(now, qp.nextAvail)
-				}
 			}
 		} else if qp.lastSize > 0 && qp.nextAvail > now {
 			old := qp.rate.TxTime(qp.lastSize)
@@ -137,6 +136,11 @@ func (qp *QP) applyCC(now engine.Time) {
 			o.RateChange(now, qp, qp.rate, r)
 		}
 		qp.rate = r
+	}
+	if ns3HPCC && cp.NS3Egress {
+		// ChangeRate runs on every HPCC update, changed rate or not, and
+		// pulls a later pending wake-up to the QP's pacing time.
+		qp.host.ns3WakeEarlier(now, qp.nextAvail)
 	}
 	qp.window = qp.cc.Window()
 	qp.armCC(now)
