@@ -18,13 +18,9 @@ import (
 // the scenario, which chooses them and sets their defaults, is known.
 // Every unknown key is an error (what yaml.v3 calls KnownFields).
 
-const (
-	// maxNodes bounds the values decoded, aliases expanded: a scenario
-	// has a few hundred; this stops alias bombs.
-	maxNodes = 100_000
-	// maxDepth bounds nesting, aliases included; the schema is 4 deep.
-	maxDepth = 64
-)
+// The decoder keeps its own count of the values it decodes (budget,
+// depth) against the limits of yamlfile.go, because --set values are
+// grafted onto the tree after ParseMapping has checked it.
 
 type decoder struct {
 	file string

@@ -1,10 +1,8 @@
 package scenario
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -59,39 +57,9 @@ func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
 	return s, nil
 }
 
-// parseDocument parses data into the top-level mapping node. Empty input
-// is an empty mapping: every field at its default.
+// parseDocument parses data into the top-level mapping node.
 func parseDocument(file string, data []byte) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	err := dec.Decode(&doc)
-	if err == io.EOF {
-		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
-	}
-	if err != nil {
-		return nil, syntaxError(file, err)
-	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case err == nil:
-		if len(extra.Content) > 0 {
-			extra.Line = extra.Content[0].Line
-		}
-		return nil, &Error{File: file, Line: extra.Line, Msg: "more than one YAML document; a scenario is one mapping"}
-	case err != io.EOF:
-		return nil, syntaxError(file, err)
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}, nil
-	}
-	root := doc.Content[0]
-	if isNull(root) {
-		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line}, nil
-	}
-	if root.Kind != yaml.MappingNode {
-		return nil, &Error{File: file, Line: root.Line, Msg: fmt.Sprintf("want a mapping of scenario fields at the top level, got %s", kindName(root))}
-	}
-	return root, nil
+	return ParseMapping(file, data, "scenario", "a mapping of scenario fields at the top level")
 }
 
 func defaultName(filename string) string {
@@ -112,7 +80,7 @@ func Load(nameOrPath string, sets []string) (*Scenario, error) {
 			return Parse(builtinFile(b.Name), []byte(b.text), sets)
 		}
 	}
-	data, err := os.ReadFile(nameOrPath)
+	data, err := ReadFile(nameOrPath)
 	if err != nil {
 		if !isFile && errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("scenario %q is neither a built-in (%s) nor a file", nameOrPath, builtinNames())

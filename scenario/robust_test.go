@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -101,5 +102,35 @@ func TestTimeAndSizeUnitErrors(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("--set %s: got %v, want %s", tc.set, err, tc.want)
 		}
+	}
+}
+
+// aliasBomb is a small YAML mapping under key whose nested aliases expand
+// to 10^9 values.
+func aliasBomb(key string) string {
+	var b strings.Builder
+	b.WriteString(key + ":\n  a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n")
+	for i := 1; i < 9; i++ {
+		fmt.Fprintf(&b, "  a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	return b.String()
+}
+
+// Any YAML input is bounded in the work it causes: size, aliases
+// expanded, depth (issue #15, item 2). ParseMapping is the one path the
+// scenario and sweep parsers share.
+func TestYAMLInputBounded(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"alias bomb", aliasBomb("workload"), "bomb.yaml:6: document too large: more than 100000 values once aliases are expanded"},
+		{"deep", strings.Repeat("[", 100) + strings.Repeat("]", 100), "bomb.yaml:1: nested more than 64 deep (aliases expanded)"},
+		{"huge", "# " + strings.Repeat("x", MaxFileBytes), "bomb.yaml: larger than 1048576 bytes: not a scenario file"},
+	} {
+		_, err := ParseMapping("bomb.yaml", []byte(tc.doc), "scenario", "a mapping")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: ParseMapping: got %v, want %s", tc.name, err, tc.want)
+		}
+	}
+	if _, err := Parse("bomb.yaml", []byte(aliasBomb("workload")), nil); err == nil || !strings.Contains(err.Error(), "document too large") {
+		t.Errorf("Parse of an alias bomb: got %v, want document too large", err)
 	}
 }

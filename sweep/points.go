@@ -52,7 +52,7 @@ func (p *Point) Label() string {
 func (s *Spec) Points() ([]Point, error) {
 	n, ok := s.count()
 	if !ok {
-		return nil, &Error{File: s.File, Line: s.gridLine, Field: "grid", Msg: fmt.Sprintf("expands to more than %d points", MaxPoints)}
+		return nil, &Error{File: s.File, Line: s.gridLine, Path: "grid", Msg: fmt.Sprintf("expands to more than %d points", MaxPoints)}
 	}
 	load, err := s.baseLoader()
 	if err != nil {
@@ -94,7 +94,7 @@ func (s *Spec) Points() ([]Point, error) {
 			if line == 0 {
 				line, field = s.zipLine, "zip"
 			}
-			return nil, &Error{File: s.File, Line: line, Field: field,
+			return nil, &Error{File: s.File, Line: line, Path: field,
 				Msg: fmt.Sprintf("points %d (%s) and %d (%s) resolve to the same scenario %s: a swept value has no effect (a knob of a plugin not selected?); split the sweep or use zip",
 					j, points[j].Label(), i, p.Label(), p.Hash)}
 		}
@@ -160,14 +160,14 @@ func (s *Spec) pointError(p *Point, origins map[string]origin, err error) error 
 				// A fixed value that fails only with some swept values.
 				msg += fmt.Sprintf(" (at point %d: %s)", p.Index, p.Label())
 			}
-			return &Error{File: s.File, Line: o.line, Field: o.field, Msg: msg}
+			return &Error{File: s.File, Line: o.line, Path: o.field, Msg: msg}
 		}
 	}
 	msg := err.Error()
 	if len(s.Grid)+len(s.Zip) > 0 {
 		msg = fmt.Sprintf("point %d (%s): %s", p.Index, p.Label(), msg)
 	}
-	return &Error{File: s.File, Line: s.baseLine, Field: "base", Msg: msg}
+	return &Error{File: s.File, Line: s.baseLine, Path: "base", Msg: msg}
 }
 
 // baseLoader returns a function that parses the base with overrides. A
@@ -182,7 +182,7 @@ func (s *Spec) baseLoader() (func(sets []string) (*scenario.Scenario, error), er
 		if errors.Is(err, os.ErrNotExist) {
 			msg = fmt.Sprintf("%q is neither a built-in scenario nor a file (looked for %s; a relative base is relative to the sweep file's directory)", s.Base, s.basePath)
 		}
-		return nil, &Error{File: s.File, Line: s.baseLine, Field: "base", Msg: msg}
+		return nil, &Error{File: s.File, Line: s.baseLine, Path: "base", Msg: msg}
 	}
 	return func(sets []string) (*scenario.Scenario, error) { return scenario.Parse(s.basePath, data, sets) }, nil
 }

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -16,41 +13,13 @@ import (
 	"github.com/dcsim/dcsim/scenario"
 )
 
-// Error is bad sweep input, located. It prints as one line:
+// Error is bad sweep input, located: scenario.Error, whose Path is where
+// in the sweep file ("grid.workload.load[1]", "base", "zip"). It prints as
+// one line:
 //
 //	storm.yaml:7: grid.workload.load[1]: workload.load: 1.5 is not in (0, 1)
 //	storm.yaml:3: base: point 2 (topology.hosts=2): base.yaml:9: workload.hosts: ...
-type Error struct {
-	File  string // the sweep file
-	Line  int    // 1-based; 0 when unknown
-	Field string // where in the sweep file: "grid.workload.load[1]", "base", "zip"
-	Msg   string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(oneLine(e.File))
-	if e.Line > 0 {
-		b.WriteString(":")
-		b.WriteString(strconv.Itoa(e.Line))
-	}
-	if e.Field != "" {
-		b.WriteString(": ")
-		b.WriteString(oneLine(e.Field))
-	}
-	b.WriteString(": ")
-	b.WriteString(oneLine(e.Msg))
-	return b.String()
-}
-
-// oneLine quotes text that would break the one-line error format.
-func oneLine(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0x85 }) {
-		q := strconv.Quote(s)
-		return q[1 : len(q)-1]
-	}
-	return s
-}
+type Error = scenario.Error
 
 // MaxPoints bounds the number of points a sweep file may expand to, so
 // that a typo in a grid cannot ask for billions of simulations (or of
@@ -120,12 +89,8 @@ func (v Value) Arg(path string) string { return path + "=" + v.Text }
 // a YAML mapping with a top-level grid, zip or base key. Unparsable YAML is
 // not a sweep file (the scenario parser then reports the syntax error).
 func IsSweepFile(data []byte) bool {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return false
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
+	root, err := scenario.ParseMapping("", data, "sweep", "a mapping")
+	if err != nil {
 		return false
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -139,7 +104,7 @@ func IsSweepFile(data []byte) bool {
 
 // Load reads and parses the sweep file at path.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := scenario.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read sweep: %w", err)
 	}
@@ -158,7 +123,7 @@ func Parse(filename string, data []byte) (*Spec, error) {
 	}
 	s := &Spec{File: file, Name: defaultName(filename), Base: "default"}
 	bad := func(n *yaml.Node, field, format string, args ...any) error {
-		e := &Error{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+		e := &Error{File: file, Path: field, Msg: fmt.Sprintf(format, args...)}
 		if n != nil {
 			e.Line = n.Line
 		}
@@ -228,7 +193,7 @@ func Parse(filename string, data []byte) (*Spec, error) {
 		if nameNode != nil {
 			line = nameNode.Line
 		}
-		return nil, &Error{File: file, Line: line, Field: "name", Msg: err.Error()}
+		return nil, &Error{File: file, Line: line, Path: "name", Msg: err.Error()}
 	}
 	if baseNode != nil {
 		s.baseLine = baseNode.Line
@@ -241,13 +206,13 @@ func Parse(filename string, data []byte) (*Spec, error) {
 		n := len(s.Zip[0].Values)
 		for _, d := range s.Zip[1:] {
 			if len(d.Values) != n {
-				return nil, &Error{File: file, Line: d.line, Field: "zip." + d.Path,
+				return nil, &Error{File: file, Line: d.line, Path: "zip." + d.Path,
 					Msg: fmt.Sprintf("has %d values, but zip.%s has %d: zip lists vary together and must be of equal length", len(d.Values), s.Zip[0].Path, n)}
 			}
 		}
 	}
 	if n, ok := s.count(); !ok {
-		return nil, &Error{File: file, Line: s.gridLine, Field: "grid", Msg: fmt.Sprintf("expands to %d points or more, above the limit of %d", n, MaxPoints)}
+		return nil, &Error{File: file, Line: s.gridLine, Path: "grid", Msg: fmt.Sprintf("expands to %d points or more, above the limit of %d", n, MaxPoints)}
 	}
 	return s, nil
 }
@@ -287,7 +252,7 @@ func (s *Spec) flattenSet(m *yaml.Node, prefix string) error {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], resolve(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode || k.Value == "" {
-			return &Error{File: s.File, Line: k.Line, Field: "set" + dot(prefix), Msg: "want a field name"}
+			return &Error{File: s.File, Line: k.Line, Path: "set" + dot(prefix), Msg: "want a field name"}
 		}
 		path := prefix + k.Value
 		if v.Kind == yaml.MappingNode && len(v.Content) > 0 {
@@ -319,15 +284,15 @@ func (s *Spec) dimensions(m *yaml.Node, section string) ([]Dimension, error) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], resolve(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode || k.Value == "" {
-			return nil, &Error{File: s.File, Line: k.Line, Field: section, Msg: "want a dotted field path"}
+			return nil, &Error{File: s.File, Line: k.Line, Path: section, Msg: "want a dotted field path"}
 		}
 		field := section + "." + k.Value
 		if v.Kind != yaml.SequenceNode {
-			return nil, &Error{File: s.File, Line: k.Line, Field: field,
+			return nil, &Error{File: s.File, Line: k.Line, Path: field,
 				Msg: fmt.Sprintf("want a list of values, got %s (a fixed value belongs in set)", kindName(v))}
 		}
 		if len(v.Content) == 0 {
-			return nil, &Error{File: s.File, Line: k.Line, Field: field, Msg: "empty list: a dimension needs at least one value"}
+			return nil, &Error{File: s.File, Line: k.Line, Path: field, Msg: "empty list: a dimension needs at least one value"}
 		}
 		d := Dimension{Path: k.Value, line: k.Line}
 		for j, item := range v.Content {
@@ -343,11 +308,18 @@ func (s *Spec) dimensions(m *yaml.Node, section string) ([]Dimension, error) {
 	return dims, nil
 }
 
+// maxValueText bounds one set or swept value as --set text, so that the
+// work of checking every point stays in proportion to the file.
+const maxValueText = 16 << 10
+
 // value turns a YAML node into a Value: its one-line flow text for --set.
 func (s *Spec) value(n *yaml.Node, field string) (Value, error) {
 	text, err := flowText(n)
+	if err == nil && len(text) > maxValueText {
+		err = fmt.Errorf("value is %d bytes long in flow style, above the limit of %d", len(text), maxValueText)
+	}
 	if err != nil {
-		return Value{}, &Error{File: s.File, Line: n.Line, Field: field, Msg: err.Error()}
+		return Value{}, &Error{File: s.File, Line: n.Line, Path: field, Msg: err.Error()}
 	}
 	return Value{Text: text, Line: n.Line, tag: n.ShortTag(), node: n}, nil
 }
@@ -358,7 +330,7 @@ func (s *Spec) checkKeys() error {
 	where := map[string]string{}
 	add := func(path, section string, line int) error {
 		if prev, ok := where[path]; ok {
-			return &Error{File: s.File, Line: line, Field: section + "." + path, Msg: "also given in " + prev}
+			return &Error{File: s.File, Line: line, Path: section + "." + path, Msg: "also given in " + prev}
 		}
 		where[path] = section
 		return nil
@@ -519,48 +491,8 @@ func kindName(n *yaml.Node) string {
 	return "nothing"
 }
 
-// parseDocument parses data into its top-level mapping.
+// parseDocument parses data into its top-level mapping, with the bounds
+// every YAML input has (scenario.ParseMapping).
 func parseDocument(file string, data []byte) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	err := dec.Decode(&doc)
-	if err == io.EOF {
-		return &yaml.Node{Kind: yaml.MappingNode}, nil
-	}
-	if err != nil {
-		return nil, syntaxError(file, err)
-	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case err == nil:
-		line := extra.Line
-		if len(extra.Content) > 0 {
-			line = extra.Content[0].Line
-		}
-		return nil, &Error{File: file, Line: line, Msg: "more than one YAML document; a sweep is one mapping"}
-	case err != io.EOF:
-		return nil, syntaxError(file, err)
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || isNull(doc.Content[0]) {
-		return &yaml.Node{Kind: yaml.MappingNode}, nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, &Error{File: file, Line: root.Line, Msg: fmt.Sprintf("want a mapping with name, base, set, grid and zip, got %s", kindName(root))}
-	}
-	return root, nil
-}
-
-// syntaxError keeps the line of a yaml.v3 error.
-func syntaxError(file string, err error) *Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	var line int
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if num, tail, ok := strings.Cut(rest, ": "); ok {
-			if l, err := strconv.Atoi(num); err == nil {
-				line, msg = l, tail
-			}
-		}
-	}
-	return &Error{File: file, Line: line, Msg: msg}
+	return scenario.ParseMapping(file, data, "sweep", "a mapping with name, base, set, grid and zip")
 }

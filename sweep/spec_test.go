@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -349,5 +350,32 @@ func TestParseShard(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("ParseShard(%q): got %v, %v, want %v", c.in, got, err, c.want)
 		}
+	}
+}
+
+// A 500-byte sweep file of nested aliases expanded to 10^9 values in
+// flowText and took gigabytes; it is now rejected at the anchor that
+// crosses the scenario parser's bound, as a scenario file is (issue #15,
+// item 2).
+func TestSweepAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("grid: {seed: [1]}\nset:\n  a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n")
+	for i := 1; i < 9; i++ {
+		fmt.Fprintf(&b, "  a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	if b.Len() > 600 {
+		t.Fatalf("bomb is %d bytes, want a small file", b.Len())
+	}
+	_, err := Parse("bomb.yaml", []byte(b.String()))
+	want := "bomb.yaml:7: document too large: more than 100000 values once aliases are expanded"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	if !IsSweepFile([]byte("grid: {seed: [1]}\n")) || IsSweepFile([]byte(b.String())) {
+		t.Error("IsSweepFile: want true for a sweep and false for the bomb")
+	}
+	long := "grid: {seed: [1]}\nset: {name: " + strings.Repeat("x", 20000) + "}\n"
+	if _, err := Parse("long.yaml", []byte(long)); err == nil || !strings.Contains(err.Error(), "long.yaml:2: set.name: value is 20000 bytes long in flow style, above the limit of 16384") {
+		t.Errorf("a 20 kB value: got %v, want the value length error", err)
 	}
 }

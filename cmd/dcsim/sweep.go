@@ -12,7 +12,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 	"golang.org/x/term"
 
 	"github.com/dcsim/dcsim/scenario"
@@ -70,14 +69,13 @@ Then "dcsim report OUT".`,
 			if workers < 0 {
 				return badInput(fmt.Errorf("--workers: %d is negative", workers))
 			}
-			data, err := os.ReadFile(args[0])
+			data, err := scenario.ReadFile(args[0])
 			if err != nil {
 				return badInput(fmt.Errorf("read sweep: %w", err))
 			}
 			spec, err := sweep.Parse(args[0], data)
 			if err != nil {
-				var doc any
-				if yaml.Unmarshal(data, &doc) == nil && !sweep.IsSweepFile(data) {
+				if _, yerr := scenario.ParseMapping(args[0], data, "sweep", "a mapping"); yerr == nil && !sweep.IsSweepFile(data) {
 					// Valid YAML, but a scenario or something else.
 					err = fmt.Errorf("%s: not a sweep file (it has no top-level grid, zip or base); run one scenario with \"dcsim run\"", args[0])
 				}
@@ -202,7 +200,7 @@ func withSweepValidation(cmd *cobra.Command) *cobra.Command {
 	scenarioRun := cmd.RunE
 	cmd.Short = "check a scenario or sweep file; errors name the file:line and the field"
 	cmd.RunE = func(c *cobra.Command, args []string) error {
-		data, err := os.ReadFile(args[0])
+		data, err := scenario.ReadFile(args[0])
 		if err != nil || !sweep.IsSweepFile(data) {
 			return scenarioRun(c, args)
 		}
