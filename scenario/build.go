@@ -141,7 +141,16 @@ func buildTopology(t *Topology) (*fabric.Topology, error) {
 			return nil, fmt.Errorf("topology.file: %v", err)
 		}
 		defer f.Close()
-		return fabric.ReadTopologyFile(t.File, f)
+		topo, err := fabric.ReadTopologyFile(t.File, f)
+		if err != nil {
+			return nil, err
+		}
+		// Its route entries are at least one per switch pair.
+		s := int64(topo.Switches)
+		if fe := checkFootprint("topology.file", fabric.EstimateFootprint(int64(topo.Hosts), s, int64(len(topo.Links)), s*s)); fe != nil {
+			return nil, fe
+		}
+		return topo, nil
 	}
 	return nil, fmt.Errorf("topology.kind: unknown kind %q", t.Kind)
 }

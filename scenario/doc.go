@@ -83,6 +83,12 @@
 // Every count is checked whatever the kind (at least 1; hosts at least 2;
 // at most 2^20 hosts in all), so that changing the kind never exposes a
 // bad value. A file topology sets its own rates and delays per link.
+// A topology must also be buildable: no switch with more than 65,535
+// ports, and at most MaxBuildBytes (8 GiB) of network state by
+// fabric.EstimateFootprint, whose all-pairs route tables grow with the
+// square of the switch count (a fat-tree of k = 64 is accepted at about
+// 7.3 GiB, k = 96 needs 52 GiB and is rejected with that figure). A file
+// topology is checked when it is read.
 //
 // switch: every switch (REFERENCE.md 3).
 //

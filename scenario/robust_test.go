@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -132,5 +133,37 @@ func TestYAMLInputBounded(t *testing.T) {
 	}
 	if _, err := Parse("bomb.yaml", []byte(aliasBomb("workload")), nil); err == nil || !strings.Contains(err.Error(), "document too large") {
 		t.Errorf("Parse of an alias bomb: got %v, want document too large", err)
+	}
+}
+
+// Topologies the builder cannot build within MaxBuildBytes, or at all,
+// are rejected at validation with the memory they would need (issue #15,
+// item 3). The k = 40 estimate is checked against a measured build: a
+// 1 ns run peaks at 951 MB resident (/usr/bin/time), 0.8 GiB estimated.
+func TestTopologyFootprint(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"topology.k=160", "--set topology.k=160: topology.k: the network would need about 640.5 GiB to build (ports 5.8 GiB, route tables 633.2 GiB, hosts 1.4 GiB), above the builder's bound of 8.0 GiB"},
+		{"topology.k=96", "--set topology.k=96: topology.k: the network would need about 52.0 GiB to build (ports 1.3 GiB, route tables 50.4 GiB, hosts 0.3 GiB), above the builder's bound of 8.0 GiB"},
+		{"topology.hosts=1048576", "--set topology.hosts=1048576: topology.hosts: a switch would have 1048576 ports, more than the 65535 the builder can index"},
+	} {
+		kind := "topology.kind=fat-tree"
+		if strings.Contains(tc.set, "hosts") {
+			kind = "topology.kind=star"
+		}
+		_, err := Load("default", []string{kind, tc.set})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: got %v, want %s", tc.set, err, tc.want)
+		}
+	}
+	for _, ok := range []string{"topology.k=64", "topology.k=40"} {
+		if _, err := Load("default", []string{"topology.kind=fat-tree", ok}); err != nil {
+			t.Errorf("%s: got %v, want it accepted", ok, err)
+		}
+	}
+	k := int64(40)
+	s := 5 * k * k / 4
+	f := fabric.EstimateFootprint(k*k*k/4, s, 3*k*k*k/4, s*s*k/2)
+	if got := float64(f.Total()) / (1 << 30); got < 0.7 || got > 0.95 {
+		t.Errorf("k=40 estimate: got %.2f GiB, want within 0.7-0.95 GiB of the measured 951 MB peak", got)
 	}
 }

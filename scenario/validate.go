@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
@@ -184,12 +185,66 @@ func (t *Topology) validate() *FieldError {
 	if t.Kind == TopoFile && strings.TrimSpace(t.File) == "" {
 		return fieldErr(p+"file", "required when topology.kind is file")
 	}
+	if fe := t.validateFootprint(); fe != nil {
+		return fe
+	}
 	return firstErr(
 		positiveRate(p+"host_link", t.HostLink),
 		positiveRate(p+"fabric_link", t.FabricLink),
 		positiveRate(p+"bottleneck_link", t.BottleneckLink),
 		nonNegativeTime(p+"link_delay", t.LinkDelay, false),
 	)
+}
+
+// MaxBuildBytes bounds the memory a topology may need to be built:
+// bigger ones are rejected at validation, with the estimate, instead of
+// failing (or exhausting the machine) inside the builder, whose
+// all-pairs route tables grow with the square of the switches.
+const MaxBuildBytes = 8 << 30
+
+// validateFootprint rejects a topology the builder cannot build within
+// MaxBuildBytes or at all (a switch with more ports than a port index
+// holds). A file topology is checked when it is read (Build).
+func (t *Topology) validateFootprint() *FieldError {
+	var hosts, switches, links, entries, widest int64
+	var field string
+	switch t.Kind {
+	case SpineLeaf:
+		l, sp, h := int64(t.Leaves), int64(t.Spines), int64(t.HostsPerLeaf)
+		hosts, switches, links = l*h, l+sp, l*h+l*sp
+		// leaf to leaf through every spine, leaf-spine and spine-leaf
+		// direct, spine to spine through every leaf
+		entries = l*(l-1)*sp + 2*l*sp + sp*(sp-1)*l
+		widest, field = max(h+sp, l), "hosts_per_leaf"
+	case Star:
+		hosts, switches, links, widest, field = int64(t.Hosts), 1, int64(t.Hosts), int64(t.Hosts), "hosts"
+	case Dumbbell:
+		hosts, switches, links = 2*int64(t.HostsPerSide), 2, 2*int64(t.HostsPerSide)+1
+		entries, widest, field = 2, int64(t.HostsPerSide)+1, "hosts_per_side"
+	case FatTree:
+		k := int64(t.K)
+		hosts, switches, links = k*k*k/4, 5*k*k/4, 3*k*k*k/4
+		// nearly every switch pair has k/2 equal next hops (up through
+		// the pod's aggregation or core switches)
+		entries, widest, field = switches*switches*k/2, k, "k"
+	default:
+		return nil
+	}
+	if widest > fabric.MaxSwitchPorts {
+		return fieldErr("topology."+field, "a switch would have %d ports, more than the %d the builder can index", widest, fabric.MaxSwitchPorts)
+	}
+	return checkFootprint("topology."+field, fabric.EstimateFootprint(hosts, switches, links, entries))
+}
+
+// checkFootprint rejects an estimate above MaxBuildBytes, naming the field
+// that sized it.
+func checkFootprint(field string, f fabric.Footprint) *FieldError {
+	if f.Total() <= MaxBuildBytes {
+		return nil
+	}
+	gib := func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+	return fieldErr(field, "the network would need about %s to build (ports %s, route tables %s, hosts %s), above the builder's bound of %s",
+		gib(f.Total()), gib(f.Ports), gib(f.Routes), gib(f.Hosts), gib(MaxBuildBytes))
 }
 
 func (sw *Switch) validate() *FieldError {

@@ -1,0 +1,40 @@
+package fabric
+
+import "unsafe"
+
+// MaxSwitchPorts is the most ports one switch can have: a port's index
+// at its peer is a uint16.
+const MaxSwitchPorts = 1<<16 - 1
+
+// Footprint is an estimate of the heap NewNetwork and its hosts need for a
+// topology, from the builder's own structures. It exists so that a
+// scenario too large to build is rejected before anything is allocated.
+type Footprint struct {
+	Ports  int64 // the Port array (two per link) and the switches' MMU accounting per port
+	Routes int64 // every switch's next-hop slices towards every switch: S^2 slice headers plus the entries
+	Hosts  int64 // per-host NIC state beyond its port
+}
+
+// Total is the sum, in bytes.
+func (f Footprint) Total() int64 { return f.Ports + f.Routes + f.Hosts }
+
+// hostBytes is the NIC state per host beyond its port (rnic.Host, its
+// feedback and scheduler state at rest), measured: a 64,000-host star
+// (duration 1 ns) peaks at 3.4 KB of resident memory per host, of which
+// its two ports and their MMU entry are 1.9 KB.
+const hostBytes = 1500
+
+// EstimateFootprint estimates the memory for hosts hosts, switches
+// switches and links links whose shortest-path route tables hold
+// routeEntries next hops in all. Each entry is counted twice: the slices
+// grow by append, which leaves up to half of each unused.
+func EstimateFootprint(hosts, switches, links, routeEntries int64) Footprint {
+	port := int64(unsafe.Sizeof(Port{}))
+	mmu := int64(unsafe.Sizeof(mmuPort{}))
+	sw := int64(unsafe.Sizeof(Switch{}))
+	return Footprint{
+		Ports:  2*links*port + (2*links-hosts)*mmu + switches*sw,
+		Routes: switches*switches*int64(unsafe.Sizeof([]int32{})) + 2*4*routeEntries,
+		Hosts:  hosts * hostBytes,
+	}
+}
