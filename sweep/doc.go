@@ -89,7 +89,11 @@
 //     each atomically.
 //
 // So run.parquet exists only for complete points, and a killed sweep
-// resumes where it stopped. A point that fails, by an error or a panic
+// resumes where it stopped. Options.RunPoint replaces the in-process
+// RunPoint: the dcsim command runs each point as a child process
+// ("dcsim sweep FILE --point I") with a memory budget, so that a point
+// that exhausts memory or crashes the Go runtime, which no recover can
+// catch, is recorded (RecordFailure) and the other points go on. A point that fails, by an error or a panic
 // (recovered, with its stack), leaves ErrorFile (error.txt, with the
 // command that reproduces it) and no run.parquet; the other points go on.
 // Running the same point from two processes at once is not supported; the

@@ -36,6 +36,12 @@ type Options struct {
 	// Progress, when set, is called after every change of Status, never
 	// concurrently.
 	Progress func(Status)
+	// RunPoint, when set, runs one point into dir in place of RunPoint
+	// (dcsim gives each point a child process of its own, so that a point
+	// that exhausts memory or crashes the Go runtime is recorded and the
+	// others go on). It must leave dir as RunPoint does: run.parquet on
+	// success, ErrorFile on failure (RecordFailure writes it).
+	RunPoint func(p *Point, dir string) error
 }
 
 // Status counts the points of a Run.
@@ -127,7 +133,12 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 				o := &sum.Outcomes[i]
 				report(func(s *Status) { s.Running++ })
 				t0 := time.Now()
-				err := runPoint(o.Point, o.Dir, opt)
+				var err error
+				if opt.RunPoint != nil {
+					err = opt.RunPoint(o.Point, o.Dir)
+				} else {
+					err = RunPoint(o.Point, o.Dir, opt.Version)
+				}
 				o.Err, o.Wall = err, time.Since(t0)
 				report(func(s *Status) {
 					s.Running--
@@ -157,10 +168,11 @@ feed:
 	return sum, nil
 }
 
-// runPoint simulates one point into dir. A panic inside the simulation is
-// recovered into the error, with its stack; the error, whatever it is, is
-// also written to dir/ErrorFile.
-func runPoint(p *Point, dir string, opt Options) (err error) {
+// RunPoint simulates one point into dir, in this process, recording
+// version in run.parquet. A panic inside the simulation is recovered into
+// the error, with its stack; the error, whatever it is, is also written to
+// dir/ErrorFile.
+func RunPoint(p *Point, dir, version string) (err error) {
 	if err := prepareDir(dir); err != nil {
 		return err
 	}
@@ -169,9 +181,7 @@ func runPoint(p *Point, dir string, opt Options) (err error) {
 			err = &PanicError{Value: r, Stack: debug.Stack()}
 		}
 		if err != nil {
-			if werr := writeErrorFile(dir, p, err); werr != nil {
-				err = fmt.Errorf("%w (and recording it failed: %v)", err, werr)
-			}
+			err = RecordFailure(dir, p, err)
 		}
 	}()
 	// scenario.yaml first, so that a failed point can be reproduced with
@@ -183,7 +193,7 @@ func runPoint(p *Point, dir string, opt Options) (err error) {
 	}); err != nil {
 		return err
 	}
-	res, err := simulate(p, opt)
+	res, err := simulate(p, version)
 	if err != nil {
 		return err
 	}
@@ -192,12 +202,12 @@ func runPoint(p *Point, dir string, opt Options) (err error) {
 
 // simulate builds and runs one point; tests replace it to make points
 // fail or panic.
-var simulate = func(p *Point, opt Options) (*scenario.Result, error) {
+var simulate = func(p *Point, version string) (*scenario.Result, error) {
 	sim, err := scenario.Build(p.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(scenario.Options{Params: p.Params, Version: opt.Version}), nil
+	return sim.Run(scenario.Options{Params: p.Params, Version: version}), nil
 }
 
 // prepareDir makes dir and clears what an earlier, interrupted or failed
@@ -218,6 +228,20 @@ func prepareDir(dir string) error {
 		os.Remove(t)
 	}
 	return nil
+}
+
+// RecordFailure writes err into dir/ErrorFile, with the command that
+// reproduces the point, and returns err (noting it if recording failed).
+// The directory is made if needed and its run.parquet removed.
+func RecordFailure(dir string, p *Point, err error) error {
+	werr := prepareDir(dir)
+	if werr == nil {
+		werr = writeErrorFile(dir, p, err)
+	}
+	if werr != nil {
+		return fmt.Errorf("%w (and recording it failed: %v)", err, werr)
+	}
+	return err
 }
 
 func writeErrorFile(dir string, p *Point, err error) error {

@@ -27,7 +27,14 @@ func badInput(err error) error {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	if !isChild() {
+		os.Exit(supervise(os.Args[1:], os.Stderr))
+	}
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if code == 2 {
+		code = exitChildBadInput // the parent maps it back to 2 (child.go)
+	}
+	os.Exit(code)
 }
 
 // run executes the command line and returns the exit status: 0 ok, 2 bad

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/sweep"
 )
@@ -26,6 +27,9 @@ func newSweepCmd() *cobra.Command {
 		force    bool
 		dryRun   bool
 		quiet    bool
+		point    int
+		// pointMemory is --point-memory; 0 is the default.
+		pointMemory sizeFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep SWEEP.yaml",
@@ -89,6 +93,9 @@ Then "dcsim report OUT".`,
 			if out == "" {
 				out = filepath.Join("out", spec.Name)
 			}
+			if cmd.Flags().Changed("point") {
+				return runOnePoint(cmd, all, point, out)
+			}
 			stdout := cmd.OutOrStdout()
 			if dryRun {
 				return printPoints(stdout, spec, all, points, shard, out)
@@ -102,6 +109,15 @@ Then "dcsim report OUT".`,
 			opt := sweep.Options{Out: out, Workers: workers, Force: force, Version: version()}
 			if opt.Workers == 0 {
 				opt.Workers = runtime.GOMAXPROCS(0)
+			}
+			if isChild() {
+				// The dcsim binary (not an in-process caller such as a
+				// test): one child process per point (child.go).
+				mem := int64(pointMemory)
+				if mem == 0 {
+					mem = defaultPointMemory(opt.Workers)
+				}
+				opt.RunPoint = pointRunner(args[0], out, version(), mem)
 			}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
@@ -144,7 +160,47 @@ Then "dcsim report OUT".`,
 	f.BoolVar(&force, "force", false, "recompute points whose run.parquet exists")
 	f.BoolVarP(&dryRun, "dry-run", "n", false, "list the points (index, hash, status, swept values) and run nothing")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
+	f.IntVar(&point, "point", 0, "run only the point with this index (of the whole sweep, as --dry-run lists), in this process, recomputing it")
+	f.Var(&pointMemory, "point-memory", "memory budget of each point's process, e.g. 8GiB (default: the machine's memory / workers)")
 	return cmd
+}
+
+// sizeFlag is a byte count flag with scenario units ("8GiB").
+type sizeFlag int64
+
+func (s *sizeFlag) String() string {
+	if *s == 0 {
+		return ""
+	}
+	return engine.FormatSize(int64(*s))
+}
+func (s *sizeFlag) Type() string { return "size" }
+func (s *sizeFlag) Set(v string) error {
+	n, err := engine.ParseSize(v)
+	if err == nil && n <= 0 {
+		err = fmt.Errorf("must be positive, got %q", v)
+	}
+	*s = sizeFlag(n)
+	return err
+}
+
+// runOnePoint is --point: point index of the whole sweep, run here into
+// its directory under out. A point child of a sweep runs this way, with
+// its memory budget.
+func runOnePoint(cmd *cobra.Command, all []sweep.Point, index int, out string) error {
+	if index < 0 || index >= len(all) {
+		return badInput(fmt.Errorf("--point: %d is not a point index (the sweep has %d: 0..%d)", index, len(all), len(all)-1))
+	}
+	p := &all[index]
+	dir := sweep.Dir(out, p)
+	if err := scenario.PrepareDir(dir); err != nil {
+		return badInput(fmt.Errorf("--out: %w", err))
+	}
+	applyPointMemory(p, dir)
+	if err := sweep.RunPoint(p, dir, version()); err != nil {
+		return err
+	}
+	return nil
 }
 
 func newSweepProgress(w io.Writer, total int) *progressbar.ProgressBar {

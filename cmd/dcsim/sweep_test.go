@@ -47,6 +47,20 @@ func sweepDir(t *testing.T, text string) string {
 	return path
 }
 
+// loadPoints expands the sweep file at path.
+func loadPoints(t *testing.T, path string) []sweep.Point {
+	t.Helper()
+	spec, err := sweep.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := spec.Points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pts
+}
+
 func TestSweepCommand(t *testing.T) {
 	sw := sweepDir(t, cliSweep)
 	out := filepath.Join(t.TempDir(), "out")
@@ -158,14 +172,7 @@ func TestValidateSweep(t *testing.T) {
 // and the exit status is 1.
 func TestSweepFailedPointExit1(t *testing.T) {
 	sw := sweepDir(t, cliSweep)
-	spec, err := sweep.Load(sw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, err := spec.Points()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pts := loadPoints(t, sw)
 	out := filepath.Join(t.TempDir(), "out")
 	os.MkdirAll(out, 0o755)
 	if err := os.WriteFile(filepath.Join(out, pts[2].Hash), []byte("in the way"), 0o644); err != nil {
