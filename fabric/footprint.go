@@ -38,3 +38,23 @@ func EstimateFootprint(hosts, switches, links, routeEntries int64) Footprint {
 		Hosts:  hosts * hostBytes,
 	}
 }
+
+// MinBuffer is the smallest shared buffer with which every switch can
+// hold one packet of pkt bytes per port: on top of the PFC headroom and
+// reserve of all its ports when the fabric is lossless. It returns the
+// switch that needs the most and that buffer; a smaller buffer makes a
+// switch that pauses (or drops) before it holds a packet per port.
+func (n *Network) MinBuffer(pkt int64) (*Switch, int64) {
+	var worst *Switch
+	var need int64
+	for _, sw := range n.Switches {
+		b := int64(len(sw.Ports)) * pkt
+		if n.cfg.PFC {
+			b += sw.mmu.totalHdrm + sw.mmu.totalRsrv
+		}
+		if b > need {
+			worst, need = sw, b
+		}
+	}
+	return worst, need
+}

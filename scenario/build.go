@@ -257,6 +257,14 @@ func Build(s *Scenario) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkBuffer(s, net, ncfg.Headers.DataWire(mtu, spec.HeaderBytes)); err != nil {
+		return nil, err
+	}
+	slowest := hostRate
+	for _, l := range topo.Links {
+		slowest = min(slowest, l.Rate)
+	}
+	maxMsg := maxMessageBytes(mtu, ncfg.Headers.DataWire(0, spec.HeaderBytes), slowest)
 	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, BDP: bdp, BaseRTT: rtt,
 		paths: map[[2]int32]pathInfo{}}
 	ws := append([]Workload{s.Workload}, s.ExtraWorkloads...)
@@ -273,7 +281,7 @@ func Build(s *Scenario) (*Sim, error) {
 			sim.trains = append(sim.trains, tr)
 			continue
 		}
-		gen, err := newGenerator(&ws[i], s, topo.Hosts, eng.Rand(path))
+		gen, err := newGenerator(&ws[i], s, topo.Hosts, maxMsg, eng.Rand(path))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
@@ -290,7 +298,8 @@ func Build(s *Scenario) (*Sim, error) {
 }
 
 // newGenerator builds one workload's flow generator.
-func newGenerator(w *Workload, s *Scenario, hosts int, rng *rand.Rand) (cloud.Generator, error) {
+// Its messages may be at most maxMsg bytes (maxMessageBytes).
+func newGenerator(w *Workload, s *Scenario, hosts int, maxMsg int64, rng *rand.Rand) (cloud.Generator, error) {
 	hostIDs, err := w.Hosts.Resolve(hosts)
 	if err != nil {
 		return nil, fmt.Errorf("hosts: %v", err)
@@ -303,10 +312,16 @@ func newGenerator(w *Workload, s *Scenario, hosts int, rng *rand.Rand) (cloud.Ge
 		if err != nil {
 			return nil, fmt.Errorf("distribution: %v", err)
 		}
+		if err := checkMessageSize("distribution", cdf.Max(), maxMsg); err != nil {
+			return nil, err
+		}
 		return cloud.NewPoisson(cloud.PoissonConfig{Hosts: hostIDs, HostRate: rate, Load: w.Load, CDF: cdf,
 			Stop: stop, Name: "cloud"}, rng)
 	case Incast:
 		p := w.Incast
+		if err := checkMessageSize("incast.flow_size", int64(p.FlowSize), maxMsg); err != nil {
+			return nil, err
+		}
 		load := p.LoadFraction
 		if p.Period > 0 {
 			load = 0 // a period makes the events periodic; load_fraction is then unused
@@ -328,10 +343,16 @@ func newGenerator(w *Workload, s *Scenario, hosts int, rng *rand.Rand) (cloud.Ge
 			if fl.Src >= hosts || fl.Dst >= hosts {
 				return nil, fmt.Errorf("flowlist.file: flow %d->%d: the topology has %d hosts", fl.Src, fl.Dst, hosts)
 			}
+			if err := checkMessageSize(fmt.Sprintf("flowlist.file: flow %d->%d", fl.Src, fl.Dst), fl.Size, maxMsg); err != nil {
+				return nil, err
+			}
 		}
 		return cloud.NewFlowList(flows), nil
 	case Storage:
 		p := w.Storage
+		if err := checkMessageSize("storage.response_size", int64(p.ResponseSize), maxMsg); err != nil {
+			return nil, err
+		}
 		servers, err := p.Servers.Resolve(hosts)
 		if err != nil {
 			return nil, fmt.Errorf("storage.servers: %v", err)

@@ -40,6 +40,14 @@
 // "G" are accepted). Sizes are bytes with an optional unit, KB = 1000 B,
 // MB = 10^6 B, KiB = 1024 B, MiB = 2^20 B ("32MiB", "400KB", "4096").
 // Sizes print in the largest unit that is exact, so 4096 prints as 4KiB.
+//
+// Every value must fit the model's integer arithmetic: a finite duration
+// is at most engine.MaxSpan (2^61 ps, 26.7 days), so that the clock plus
+// two spans stays below int64; a size at most MaxBytes (1 PiB); a message
+// (a CDF's largest size, an incast flow, a storage response, a flow-list
+// row) at most what the slowest link carries in MaxSpan; and a switch
+// buffer at least its ports' PFC headroom and reserve plus one packet per
+// port (one packet per port when lossy). Build checks the last two.
 // Go code sees Duration, Rate and Size, convertible to engine.Time,
 // engine.Rate and int64 bytes.
 //

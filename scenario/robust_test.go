@@ -167,3 +167,44 @@ func TestTopologyFootprint(t *testing.T) {
 		t.Errorf("k=40 estimate: got %.2f GiB, want within 0.7-0.95 GiB of the measured 951 MB peak", got)
 	}
 }
+
+// Values the model cannot represent are rejected before the run: sizes
+// above MaxBytes, messages whose transfer would overflow the clock, and
+// switch buffers that cannot hold their PFC headroom plus one packet per
+// port (issue #15, items 8 and 12).
+func TestUnrepresentableValues(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"switch.buffer=9223372036854775807B", "switch.pfc=false"},
+			`--set switch.buffer=9223372036854775807B: switch.buffer: size "9223372036854775807B" is larger than 1 PiB (2^50 B), beyond what the model's byte arithmetic holds`},
+		{[]string{"switch.buffer=1B"},
+			"switch.buffer: 1B is too small: switch leaf0 with 20 ports needs at least 1302880 B (its PFC headroom and reserve plus one packet of 1048 B per port)"},
+		// lossless: 16 x 37,500 B + 4 x 150,000 B of headroom, 20 x 4096 B of reserve, 20 x 1048 B of packets
+		{[]string{"switch.buffer=1302879B"},
+			"switch.buffer: 1302879B is too small: switch leaf0 with 20 ports needs at least 1302880 B (its PFC headroom and reserve plus one packet of 1048 B per port)"},
+		{[]string{"switch.buffer=20959B", "switch.pfc=false"},
+			"switch.buffer: 20959B is too small: switch leaf0 with 20 ports needs at least 20960 B (one packet of 1048 B per port)"},
+		// 2^61 ps at 1 Mbps is 288 GB of wire bytes, 275 GB of payload at MTU 1000
+		{[]string{"topology.host_link=1Mbps", "topology.fabric_link=1Mbps", "workload.kind=incast", "workload.incast.flow_size=900000GB"},
+			"workload: incast.flow_size: a 900000000000000 B message is more than the model can represent on this network (at most 275028984877 B: its transfer on the slowest link must take under 2^61 ps)"},
+	} {
+		s, err := Load("default", tc.sets)
+		if err == nil {
+			_, err = Build(s)
+		}
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%v: got %v, want %s", tc.sets, err, tc.want)
+		}
+	}
+	for _, ok := range [][]string{{"switch.buffer=1302880B"}, {"switch.buffer=20960B", "switch.pfc=false"}} {
+		s, err := Load("default", ok)
+		if err == nil {
+			_, err = Build(s)
+		}
+		if err != nil {
+			t.Errorf("%v: got %v, want it accepted", ok, err)
+		}
+	}
+}

@@ -90,6 +90,9 @@ func (s *Size) UnmarshalYAML(n *yaml.Node) error {
 	if err != nil {
 		return err
 	}
+	if x > MaxBytes {
+		return fmt.Errorf("size %q is larger than 1 PiB (2^50 B), beyond what the model's byte arithmetic holds", v)
+	}
 	*s = Size(x)
 	return nil
 }
