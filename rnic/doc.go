@@ -11,7 +11,10 @@
 // their QP and later ones wait behind the head-of-line message. A QP's
 // messages share one byte stream; a data packet never spans two messages.
 // A message completes when the ACK covering its last byte reaches the
-// sender (the reference model's FCT end).
+// sender (the reference model's FCT end). Cluster.OnSent, when set, hears
+// of each message once more, earlier: when its last byte is first handed
+// to the port, with the time that packet's serialisation ends (SimAI's
+// send_finish; training workloads release a flow's sender then).
 //
 // # Egress
 //
