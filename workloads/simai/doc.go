@@ -141,18 +141,34 @@
 //     portNumber[src][dst]++, priority group 3): the scenario's training
 //     built-ins use per-flow QPs (nic.qp_mapping, the default).
 //   - Send latency. SendFlow starts each flow's application send_lat
-//     later: 6000 ns by default (AS_SEND_LAT overrides it, in ns: the code
-//     multiplies by 1000 into ns-3's ps ticks), RunConfig.SendLatency.
-//     SimAI 1.7 (entry.h at cef83f9d) reads send_lat_table_nvlink /
-//     send_lat_table_net by algorithm and protocol instead, NVLink when
-//     src/gpus_per_node == dst/gpus_per_node: Ring 7200 / 15900 / 11800 ns
-//     over NVLink and 9300 / 18000 / 22400 ns over the network for LL /
-//     LL128 / Simple (SendLatencyFor; RunConfig.SendLatencyTable, scenario
-//     send_latency_table). The protocol is picked by SimCCL from the
-//     message size, which is not public; dcsim takes it from
-//     RunConfig.Protocol, default Simple, NCCL's choice for the MB-sized
-//     ring steps that dominate training (LL is for messages of a few KiB).
-//     dcsim reads the Ring row for all-to-all too.
+//     later (RunConfig.SendLatency, default 6us). SimAI 1.7 (entry.h at
+//     cef83f9d) reads send_lat_table_nvlink / send_lat_table_net by
+//     algorithm and protocol instead, NVLink when src/gpus_per_node ==
+//     dst/gpus_per_node: Ring 7200 / 15900 / 11800 over NVLink and
+//     9300 / 18000 / 22400 over the network for LL / LL128 / Simple
+//     (SendLatencyFor; RunConfig.SendLatencyTable, scenario
+//     send_latency_table). The unit: the table's comments and SimAI's
+//     docs (docs/configuration/send-lat-analysis.md) say ns, NCCL 2.30's
+//     base plus hardware latencies in µs times 1000, and the code then
+//     multiplies by 1000 "into ns-3's ps". But ns-3 counts ns here (the
+//     HPCC model's FCTs are ns), so the build applies every value in µs,
+//     1000 times larger. SimAI's own A/B table in that doc shows it
+//     exactly: microAllReduce (two all-reduces, 14 steps each, on 8 GPUs
+//     of one server) takes 1,604 + 28 x 6,000 = 169,604 us with
+//     AS_SEND_LAT=6000 and 1,604 + 14 x 15,900 + 14 x 11,800 = 389,404 us
+//     with the table (LL128 for the 16 MiB all-reduce, Simple for the 64
+//     MiB one). So AS_SEND_LAT is µs in practice, as REFERENCE 7.6 says,
+//     and the code's default of 6000 (used when AS_SEND_LAT is unset)
+//     would be 6 ms. dcsim takes the table in ns, as its authors mean
+//     (9.3 us for a network LL ring step), and the fixed default as 6us;
+//     send_latency reproduces the build's values if needed. The protocol
+//     is SimCCL's choice from the message size, which is not public (the
+//     A/B table shows LL128 at 16 MiB and Simple at 64 MiB over NVLink);
+//     dcsim takes it from RunConfig.Protocol, default Simple, the choice
+//     for the large ring steps that dominate training: the send latency
+//     is exposed once per ring step, and LLaMA-7B's iteration moves by
+//     0.05 ms between LL and Simple (README). dcsim reads the Ring row for
+//     all-to-all too.
 //
 // # Collectives to flows (REFERENCE 7.6)
 //

@@ -95,8 +95,9 @@ func ParseProtocol(s string) (Protocol, error) {
 
 // sendLatencyRing is the Ring row of SimAI 1.7's send-latency tables
 // (network_frontend/ns3/entry.h SendFlow, send_lat_table_nvlink and
-// send_lat_table_net), in ns, by protocol LL, LL128, Simple: NCCL 2.30's
-// base plus hardware latency.
+// send_lat_table_net), in ns as its authors mean, by protocol LL, LL128,
+// Simple: NCCL 2.30's base plus hardware latency (SimAI's ns-3 build
+// applies them in µs; see doc.go).
 var sendLatencyRing = [2][3]engine.Time{
 	{7200, 15900, 11800}, // NVLink (same node)
 	{9300, 18000, 22400}, // network
