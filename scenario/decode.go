@@ -298,8 +298,9 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) error
 // resolvePlugins decodes the plugin sub-maps into parameter structs with
 // the defaults for the scenario's host link rate, and stores the active
 // plugin's. A sub-map of another registered plugin is decoded (so a typo
-// in it is still an error) and then dropped: a sweep may set nic.storm.*
-// while it also sweeps nic.scheduler over fair and storm.
+// in it is still an error) and then dropped with a warning: a sweep may
+// set nic.storm.* while it also sweeps nic.scheduler over fair and storm,
+// but in a single file it is more likely a mistake.
 func (d *decoder) resolvePlugins(s *Scenario) error {
 	rate := s.Topology.HostLink.R()
 	for _, h := range []pluginHolder{&s.NIC, &s.CC} {
@@ -320,6 +321,9 @@ func (d *decoder) resolvePlugins(s *Scenario) error {
 			}
 			if p.plugin.Name == active.Name {
 				params = pp
+			} else {
+				_, what := h.pluginTable()
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignored: the %s is %s, not %s", p.path, what, active.Name, p.plugin.Name))
 			}
 		}
 		h.setParams(params)

@@ -15,7 +15,8 @@ import (
 // and, when the input has no name field, for the scenario's name (its base
 // name without extension). Each of sets is a "dotted.path=value" override
 // applied to the YAML tree before decoding, so its value is read exactly
-// as if it were in the file. The scenario returned is valid. Errors are
+// as if it were in the file; a path given twice is an error, as a key
+// given twice in a file is. The scenario returned is valid. Errors are
 // *Error values: one line naming the file and line (or the --set) and the
 // field.
 func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
@@ -28,7 +29,15 @@ func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
 		return nil, err
 	}
 	d := newDecoder(file)
+	first := map[string]string{} // path -> the --set that gave it
 	for _, arg := range sets {
+		if key, _, ok := strings.Cut(arg, "="); ok {
+			key = strings.TrimSpace(key)
+			if prev, dup := first[key]; dup {
+				return nil, &Error{File: file, Set: arg, Path: key, Msg: "set twice (first --set " + prev + ")"}
+			}
+			first[key] = arg
+		}
 		if err := d.applySet(root, arg); err != nil {
 			return nil, err
 		}

@@ -22,6 +22,10 @@ type Scenario struct {
 	Workload       Workload   `yaml:"workload"`
 	ExtraWorkloads []Workload `yaml:"extra_workloads"`
 	Trace          Trace      `yaml:"trace"`
+	// Warnings are what Parse accepted but thinks a mistake, one line
+	// each (a sub-map of a scheduler or algorithm that is not the chosen
+	// one, which is ignored). dcsim run, show and validate print them.
+	Warnings []string `yaml:"-"`
 }
 
 // Reference-compatibility profiles (Scenario.Compat).

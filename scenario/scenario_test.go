@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,8 @@ func TestParseErrors(t *testing.T) {
 			`scenario.yaml:3: switch.ecn.kmn: unknown field "kmn" (valid: enabled, base_rate, kmin, kmax, pmax)`},
 		{"duplicate field", "seed: 1\nseed: 2\n", nil,
 			"scenario.yaml:2: seed: set twice (first at line 1)"},
+		{"--set twice", "", []string{"seed=7", "nic.mtu=4096", " seed =8"},
+			"--set  seed =8: seed: set twice (first --set seed=7)"},
 		{"negative load", "workload:\n  kind: cloud\n  load: -0.1\n", nil,
 			"scenario.yaml:3: workload.load: -0.1 is not in (0, 1)"},
 		{"load 1", "workload:\n  load: 1\n", nil,
@@ -396,8 +399,7 @@ func TestSets(t *testing.T) {
 		"extra_workloads[0].incast.senders=10",
 		"topology={kind: star, hosts: 32}",
 		"name=",
-		"seed=7",
-		"seed=8", // the last one wins
+		"seed=8",
 	}
 	s, err := Load("default", sets)
 	if err != nil {
@@ -446,6 +448,9 @@ func TestInactivePluginSubMapDropped(t *testing.T) {
 	}
 	if strings.Contains(string(s.YAML()), "fair-message") {
 		t.Errorf("inactive scheduler printed:\n%s", s.YAML())
+	}
+	if want := []string{"nic.fair-message: ignored: the scheduler is fair, not fair-message"}; !slices.Equal(s.Warnings, want) {
+		t.Errorf("warnings: got %q, want %q", s.Warnings, want)
 	}
 	if _, ok := s.NIC.Params.(*NoParams); !ok {
 		t.Errorf("params: got %T, want *NoParams", s.NIC.Params)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"text/tabwriter"
@@ -26,6 +27,7 @@ output is a complete scenario file that reproduces the run exactly.`,
 			if err != nil {
 				return badInput(err)
 			}
+			printWarnings(cmd.ErrOrStderr(), s)
 			_, err = cmd.OutOrStdout().Write(s.YAML())
 			return err
 		},
@@ -75,6 +77,7 @@ func newValidateCmd() *cobra.Command {
 			if _, err := scenario.Build(s); err != nil {
 				return badInput(err)
 			}
+			printWarnings(cmd.ErrOrStderr(), s)
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", args[0])
 			return nil
 		},
@@ -123,3 +126,11 @@ func version() string {
 }
 
 var _ = os.Stdout
+
+// printWarnings prints what the scenario parser accepted but thinks a
+// mistake, one "dcsim: warning:" line each.
+func printWarnings(w io.Writer, s *scenario.Scenario) {
+	for _, m := range s.Warnings {
+		fmt.Fprintln(w, "dcsim: warning: "+m)
+	}
+}

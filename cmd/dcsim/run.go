@@ -54,6 +54,7 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 			if err != nil {
 				return badInput(err)
 			}
+			printWarnings(cmd.ErrOrStderr(), s)
 			if out == "" {
 				out = s.DefaultDir()
 			}
