@@ -28,7 +28,7 @@ func FormatGroups(w io.Writer, groups []*Group) error {
 	if by == "" {
 		by = "nothing"
 	}
-	fmt.Fprintf(w, "%d runs in %d groups, grouped by %s\n\n", runs, len(groups), by)
+	fmt.Fprintf(w, "%s in %s, grouped by %s\n\n", Count(runs, "run"), Count(len(groups), "group"), by)
 	fmt.Fprintln(w, "slowdown of in-window flows (fct / ideal fct, clamped at 1; below1: faster than ideal)")
 	widths := make([]int, len(keys))
 	for i, k := range keys {
@@ -79,7 +79,7 @@ func FormatGroups(w io.Writer, groups []*Group) error {
 	}
 
 	for _, g := range groups {
-		fmt.Fprintf(w, "\n== %s (%d runs)\n", g.Label(), len(g.Runs))
+		fmt.Fprintf(w, "\n== %s (%s)\n", g.Label(), Count(len(g.Runs), "run"))
 		if err := analysis.FormatSummary(w, g.Analysis); err != nil {
 			return err
 		}
@@ -167,4 +167,12 @@ func threeDigits(v float64) string {
 		digits = 1
 	}
 	return strconv.FormatFloat(v, 'f', digits, 64)
+}
+
+// Count is n and the noun, plural unless n is 1: "1 run", "2 runs".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

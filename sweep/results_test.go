@@ -267,3 +267,14 @@ func TestCollectFailedAndDuplicates(t *testing.T) {
 		t.Error("a missing directory gave no error")
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 runs"}, {1, "1 run"}, {2, "2 runs"}} {
+		if got := Count(tc.n, "run"); got != tc.want {
+			t.Errorf("Count(%d): got %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -213,3 +213,13 @@ func TestRunReplacesEarlierRun(t *testing.T) {
 		t.Errorf("run.parquet workload: got %q, want the second run's cloud:alistorage", rr.Workload)
 	}
 }
+
+// dcsim version prints the stamped version when there is one.
+func TestVersionStamped(t *testing.T) {
+	defer func(v string) { stampedVersion = v }(stampedVersion)
+	stampedVersion = "v1.2.3"
+	code, stdout, _ := runCLI(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "dcsim v1.2.3 (go") {
+		t.Errorf("got exit %d, %q; want 0 and dcsim v1.2.3 (go...)", code, stdout)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"text/tabwriter"
 
@@ -88,15 +89,28 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "print the dcsim version",
-		Args:  argsRange(0, 0),
+		Long: `Print the dcsim version, which run.parquet records too: the module version
+of a "go install github.com/dcsim/dcsim/cmd/dcsim@VERSION" build, the
+version given with -ldflags "-X main.stampedVersion=...", or
+devel-REVISION for a build from a git checkout ("devel" when the build had
+no version control information, e.g. with -buildvcs=false).`,
+		Args: argsRange(0, 0),
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "dcsim", version())
+			fmt.Fprintf(cmd.OutOrStdout(), "dcsim %s (%s %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		},
 	}
 }
 
-// version is the module version, or the VCS revision of a source build.
+// stampedVersion, when set at link time (-ldflags "-X
+// main.stampedVersion=v1.2.0"), is the version.
+var stampedVersion string
+
+// version is the stamped version, the module version, or the VCS revision
+// of a source build.
 func version() string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"

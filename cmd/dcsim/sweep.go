@@ -218,7 +218,7 @@ func newSweepProgress(w io.Writer, total int) *progressbar.ProgressBar {
 // printPoints is --dry-run: one line per point of the shard, with its
 // directory's status.
 func printPoints(w io.Writer, spec *sweep.Spec, all, points []sweep.Point, shard sweep.Shard, out string) error {
-	fmt.Fprintf(w, "sweep %s: %d points", spec.Name, len(all))
+	fmt.Fprintf(w, "sweep %s: %s", spec.Name, sweep.Count(len(all), "point"))
 	if shard.Count > 1 {
 		fmt.Fprintf(w, ", shard %s has %d", shard, len(points))
 	}
@@ -233,12 +233,12 @@ func printPoints(w io.Writer, spec *sweep.Spec, all, points []sweep.Point, shard
 }
 
 func printSweepSummary(w io.Writer, spec *sweep.Spec, total int, shard sweep.Shard, opt sweep.Options, sum *sweep.Summary) {
-	fmt.Fprintf(w, "sweep %s: %d points", spec.Name, total)
+	fmt.Fprintf(w, "sweep %s: %s", spec.Name, sweep.Count(total, "point"))
 	if shard.Count > 1 {
 		fmt.Fprintf(w, ", %d in shard %s", sum.Total, shard)
 	}
-	fmt.Fprintf(w, ": %d ran, %d skipped (already done), %d failed, in %.1f s with %d workers\n",
-		sum.Done, sum.Skipped, sum.Failed, sum.Wall.Seconds(), opt.Workers)
+	fmt.Fprintf(w, ": %d ran, %d skipped (already done), %d failed, in %.1f s with %s\n",
+		sum.Done, sum.Skipped, sum.Failed, sum.Wall.Seconds(), sweep.Count(opt.Workers, "worker"))
 	for _, o := range sum.Outcomes {
 		if o.Err != nil {
 			fmt.Fprintf(w, "  point %d (%s) failed: %v\n    see %s\n", o.Point.Index, o.Point.Label(), o.Err,
@@ -271,7 +271,7 @@ func withSweepValidation(cmd *cobra.Command) *cobra.Command {
 		if err := spec.Check(points); err != nil {
 			return badInput(err)
 		}
-		fmt.Fprintf(c.OutOrStdout(), "%s: ok (sweep %s, %d points)\n", args[0], spec.Name, len(points))
+		fmt.Fprintf(c.OutOrStdout(), "%s: ok (sweep %s, %s)\n", args[0], spec.Name, sweep.Count(len(points), "point"))
 		return nil
 	}
 	return cmd
