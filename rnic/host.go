@@ -18,6 +18,7 @@ type CNPMode uint8
 const (
 	CNPOnAck  CNPMode = iota // the reference model's CNP flag on ACKs
 	CNPPacket                // standalone CNP packets, at most one per interval per QP
+	CNPNone                  // no notification: the CC does not react to ECN marks
 )
 
 // Mapping is how messages map onto QPs (REFERENCE 6.1).

@@ -249,6 +249,9 @@ func Build(s *Scenario) (*Sim, error) {
 	if s.NIC.CNP == CNPPacket {
 		ncfg.CNP = rnic.CNPPacket
 	}
+	if !mustPlugin(algorithms, s.CC.Algorithm).ReactsToECN {
+		ncfg.CNP = rnic.CNPNone // marks still happen; no CNP goes to a CC that ignores it
+	}
 	newSched, err := schedMake(s, s.NIC.Params, bdp)
 	if err != nil {
 		return nil, err

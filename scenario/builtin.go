@@ -145,12 +145,14 @@ workload:
 `,
 	},
 	{
-		Builtin: Builtin{Name: "incast-star", Doc: "16 hosts on one switch, 15:1 incast of 500KB flows into host 0 every 1ms"},
+		Builtin: Builtin{Name: "incast-star", Doc: "16 hosts on one switch, 15:1 incast of 500KB flows into host 0 every 1ms, no CC (PFC alone)"},
 		text: `# A 15:1 incast on a 16-host star: every 1ms, hosts 1-15 each send 500KB
-# to host 0 (600us of data at 100 Gbps).
+# to host 0 (600us of data at 100 Gbps). No congestion control: PFC alone
+# holds the incast back (--set cc.algorithm=dcqcn to add it).
 name: incast-star
 duration: 3ms
 topology: {kind: star, hosts: 16}
+cc: {algorithm: none}
 workload:
   kind: incast
   incast: {senders: 15, flow_size: 500KB, period: 1ms, receiver: 0}

@@ -174,8 +174,13 @@
 //
 // cc: congestion control (REFERENCE.md 5).
 //
-//	algorithm   none   see Algorithms; none sends at line rate
+//	algorithm   dcqcn  see Algorithms (none sends at line rate); the
+//	                   built-ins and a hand-written file share this default
 //	<algorithm> {}     that algorithm's parameters, e.g. cc.dcqcn: {...}
+//
+// Receivers send congestion notifications (nic.cnp) only for an algorithm
+// that reacts to ECN (Plugin.ReactsToECN: dcqcn, dctcp). With none, hpcc
+// or timely the switches still mark, but no CNP is sent or counted.
 //
 // A parameter sub-map is decoded into the struct the plugin's Params
 // returns, with that plugin's defaults for topology.host_link, and an

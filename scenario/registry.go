@@ -43,6 +43,11 @@ type Plugin struct {
 	// replaces the switch.ecn defaults for each of kmin, kmax and pmax the
 	// scenario does not give. nil keeps the switch defaults.
 	ECN *ECN
+	// ReactsToECN, for a congestion-control algorithm, says that it acts
+	// on ECN marks (DCQCN's CNPs, DCTCP's ECE). Without it receivers send
+	// no congestion notification (rnic.CNPNone): switches still mark, but
+	// a run reports no CNPs that nothing uses.
+	ReactsToECN bool
 }
 
 // NoParams is the parameter struct of a plugin without knobs; it prints
@@ -99,11 +104,16 @@ func fieldError(err error) error {
 // Adding one is one line here.
 var algorithms = []Plugin{
 	{Name: "none", Doc: "no congestion control: every QP sends at line rate", Params: noParams},
-	ccPlugin("dcqcn", "DCQCN, Mellanox variant (reference CC mode 1): ECN/CNP-driven rate control", dcqcn.DefaultParams),
+	reactsToECN(ccPlugin("dcqcn", "DCQCN, Mellanox variant (reference CC mode 1): ECN/CNP-driven rate control", dcqcn.DefaultParams)),
 	ccPlugin("hpcc", "HPCC (reference CC mode 3): INT-driven window and rate", hpcc.DefaultParams),
 	ccPlugin("timely", "TIMELY as in the reference model (CC mode 7): RTT-gradient rate control", timely.DefaultParams),
-	withECN(ccPlugin("dctcp", "rate-based hardware DCTCP (reference CC mode 8): ECN-fraction rate control; switch ECN defaults K = 300KB at 100G, pmax 1",
-		dctcp.DefaultParams), ECN{BaseRate: Rate(100 * engine.Gbps), KMin: Size(300 * engine.KB), KMax: Size(300 * engine.KB), PMax: 1}),
+	withECN(reactsToECN(ccPlugin("dctcp", "rate-based hardware DCTCP (reference CC mode 8): ECN-fraction rate control; switch ECN defaults K = 300KB at 100G, pmax 1",
+		dctcp.DefaultParams)), ECN{BaseRate: Rate(100 * engine.Gbps), KMin: Size(300 * engine.KB), KMax: Size(300 * engine.KB), PMax: 1}),
+}
+
+func reactsToECN(p Plugin) Plugin {
+	p.ReactsToECN = true
+	return p
 }
 
 func withECN(p Plugin, e ECN) Plugin {

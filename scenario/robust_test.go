@@ -208,3 +208,33 @@ func TestUnrepresentableValues(t *testing.T) {
 		}
 	}
 }
+
+// A hand-written file gets DCQCN, as the built-ins do, and a CC that
+// ignores ECN gets no CNPs (issue #15, first use). incast-star, which
+// runs without CC, counted 17,948 CNPs before.
+func TestCCDefaultAndCNPs(t *testing.T) {
+	s, err := Parse("hand.yaml", []byte("topology: {kind: star, hosts: 4}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.CC.Algorithm != "dcqcn" {
+		t.Errorf("hand-written file: got cc.algorithm %q, want dcqcn", s.CC.Algorithm)
+	}
+	for _, tc := range []struct {
+		cc      string
+		someCNP bool
+	}{{"none", false}, {"hpcc", false}, {"timely", false}, {"dcqcn", true}, {"dctcp", true}} {
+		s, err := Load("incast-star", []string{"duration=1ms", "cc.algorithm=" + tc.cc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := sim.Run(Options{})
+		if got := res.Run.CNPs > 0; got != tc.someCNP {
+			t.Errorf("cc %s: got %d CNPs, want some: %v", tc.cc, res.Run.CNPs, tc.someCNP)
+		}
+	}
+}

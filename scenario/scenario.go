@@ -386,7 +386,7 @@ func Default() *Scenario {
 			Scheduler:    "fair",
 		},
 		CC: CC{
-			Algorithm: "none",
+			Algorithm: "dcqcn", // as every built-in: one default everywhere
 		},
 		Workload: defaultWorkload(),
 		Trace: Trace{

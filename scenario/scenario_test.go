@@ -518,7 +518,7 @@ func TestValidateGoBuilt(t *testing.T) {
 	}
 	// YAML of a Go-built scenario with nil params prints the defaults.
 	s.CC.Params = nil
-	if !strings.Contains(string(s.YAML()), "  none: {}\n") {
+	if !strings.Contains(string(s.YAML()), "  dcqcn:\n    ") {
 		t.Errorf("nil params not printed as defaults:\n%s", s.YAML())
 	}
 }
