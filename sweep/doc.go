@@ -105,6 +105,10 @@
 // directories; Results.Group splits the runs by run.parquet columns,
 // pinned or swept, and analyses each group's pooled flows with
 // analysis.Analyze (clamped slowdowns, 5% size buckets, no size split).
+// DefaultGroupBy keeps apart every pair of runs that differ in more than
+// the seed (the config column hashes the resolved scenario for what no
+// column shows), and a group never averages the iteration times of two
+// training workloads.
 // FormatGroups and WriteCSV print groups, Plot draws them (PNG or SVG,
 // gonum/plot): p50 and p99 slowdown per size bucket against the bucket's
 // largest flow (log x), the CDF of slowdown, slowdown per group, and

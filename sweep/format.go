@@ -60,13 +60,18 @@ func FormatGroups(w io.Writer, groups []*Group) error {
 
 	training := false
 	for _, g := range groups {
-		training = training || g.Iterations.Count > 0
+		training = training || g.Iterations.Count > 0 || g.Iterations.Workloads > 0
 	}
 	if training {
 		fmt.Fprintln(w, "\niteration time of training runs (mean, p50, p99 of duration; mean compute and exposed communication)")
 		row(append(leftCols(keys), "runs", "iterations", "mean", "p50", "p99", "compute", "exposed_comm")...)
 		for _, g := range groups {
 			it := g.Iterations
+			if it.Workloads > 0 {
+				fmt.Fprintf(tw, "%s\t(not averaged: %d training workloads in one group; group by workload)\n",
+					strings.Join(leftCols(g.Values), "\t"), it.Workloads)
+				continue
+			}
 			if it.Count == 0 {
 				continue
 			}

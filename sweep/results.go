@@ -2,6 +2,8 @@ package sweep
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,6 +30,11 @@ type RunResult struct {
 	Params     []analysis.Param
 	Flows      []analysis.FlowStat
 	Iterations []analysis.IterationRecord
+	// Config identifies the run's resolved scenario but for its seed and
+	// name: 12 hex digits of a hash of scenario.yaml without those two
+	// lines, "-" when the directory has no scenario.yaml. Runs with equal
+	// Config differ only in seed (and name); it is the "config" column.
+	Config string
 }
 
 // Results are the runs found under some directories.
@@ -96,7 +103,7 @@ func readRun(dir string) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &RunResult{Dir: dir, Run: rr, Params: params}
+	r := &RunResult{Dir: dir, Run: rr, Params: params, Config: configOf(filepath.Join(dir, "scenario.yaml"))}
 	if r.Flows, err = analysis.ReadFlowStats(filepath.Join(dir, analysis.FlowsFile)); err != nil {
 		return nil, err
 	}
@@ -107,6 +114,22 @@ func readRun(dir string) (*RunResult, error) {
 		}
 	}
 	return r, nil
+}
+
+// configOf is RunResult.Config of the scenario file at path.
+func configOf(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "-"
+	}
+	h := sha256.New()
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if strings.HasPrefix(line, "seed:") || strings.HasPrefix(line, "name:") {
+			continue
+		}
+		h.Write([]byte(line + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // runFields maps the scalar pinned run.parquet columns to RunRecord
@@ -128,6 +151,9 @@ var runFields = func() map[string]int {
 func (r *RunResult) Value(name string) (v string, ok bool) {
 	if i, ok := runFields[name]; ok {
 		return formatValue(reflect.ValueOf(r.Run).Field(i).Interface()), true
+	}
+	if name == "config" {
+		return r.Config, true
 	}
 	for _, p := range r.Params {
 		if p.Name == name {
@@ -162,7 +188,7 @@ func (r *Results) Columns() []string {
 			cols = append(cols, c)
 		}
 	}
-	return append(cols, r.Swept()...)
+	return append(append(cols, "config"), r.Swept()...)
 }
 
 // Swept lists the swept parameter columns of the runs, in first-seen
@@ -179,18 +205,58 @@ func (r *Results) Swept() []string {
 	return out
 }
 
-// DefaultGroupBy is scheduler, cc, and every swept column but
-// nic.scheduler and cc.algorithm (which the first two already show).
-// Seeds are not swept columns (seed is pinned), so runs that differ only
-// in seed fall in one group.
+// DefaultGroupBy groups by everything that differs between the runs but
+// the seed, so that only runs of one configuration are pooled: scheduler
+// and cc; scenario, workload and load where they differ; every swept
+// column but nic.scheduler and cc.algorithm (which the first two already
+// show); and, if runs that agree on all of these still differ in their
+// resolved scenario (a --set that is no column, such as topology.kind),
+// config. Runs that differ only in seed fall in one group.
 func (r *Results) DefaultGroupBy() []string {
 	keys := []string{"scheduler", "cc"}
+	for _, c := range []string{"scenario", "workload", "load"} {
+		if r.differ(c) {
+			keys = append(keys, c)
+		}
+	}
 	for _, c := range r.Swept() {
 		if c != "nic.scheduler" && c != "cc.algorithm" {
 			keys = append(keys, c)
 		}
 	}
+	configs := map[string]string{} // values of keys -> a config seen with them
+	for _, run := range r.Runs {
+		id := strings.Join(run.values(keys), "\x00")
+		if c, ok := configs[id]; ok && c != run.Config {
+			return append(keys, "config")
+		}
+		configs[id] = run.Config
+	}
 	return keys
+}
+
+// differ reports whether the runs have more than one value of column c.
+func (r *Results) differ(c string) bool {
+	for _, run := range r.Runs[min(1, len(r.Runs)):] {
+		a, _ := r.Runs[0].Value(c)
+		if b, _ := run.Value(c); a != b {
+			return true
+		}
+	}
+	return false
+}
+
+// values is the run's values of keys, "-" where it lacks one.
+func (run *RunResult) values(keys []string) []string {
+	vals := make([]string, len(keys))
+	for i, k := range keys {
+		v, ok := run.Value(k)
+		if !ok {
+			v = "-"
+		}
+		vals[i] = v
+	}
+	return vals
 }
 
 // Group is the runs that share values of the grouping columns, analysed
@@ -244,6 +310,10 @@ type IterationSummary struct {
 	Count                 int
 	Mean, P50, P99        float64
 	MeanCompute, MeanComm float64 // mean compute_ns and exposed_comm_ns
+	// Workloads is set, and the rest left zero, when the group's training
+	// runs have more than one workload: their iteration times are never
+	// averaged together.
+	Workloads int
 }
 
 // Group splits the runs by the values of keys (see Columns); nil keys
@@ -262,14 +332,7 @@ func (r *Results) Group(keys []string) ([]*Group, error) {
 	byKey := map[string]*Group{}
 	var groups []*Group
 	for _, run := range r.Runs {
-		vals := make([]string, len(keys))
-		for i, k := range keys {
-			v, ok := run.Value(k)
-			if !ok {
-				v = "-"
-			}
-			vals[i] = v
-		}
+		vals := run.values(keys)
 		id := strings.Join(vals, "\x00")
 		g := byKey[id]
 		if g == nil {
@@ -289,12 +352,20 @@ func (r *Results) Group(keys []string) ([]*Group, error) {
 	})
 	for _, g := range groups {
 		var its []analysis.IterationRecord
+		workloads := map[string]bool{}
 		for _, run := range g.Runs {
 			g.parts = append(g.parts, run.Flows) // shared, not copied: only read
 			its = append(its, run.Iterations...)
+			if len(run.Iterations) > 0 {
+				workloads[run.Run.Workload] = true
+			}
 		}
 		g.Analysis = analysis.AnalyzeParts(g.parts, analysis.DefaultStepPercent, 0)
 		g.Iterations = summarizeIterations(its)
+		if len(workloads) > 1 {
+			// Iteration times of different models say nothing together.
+			g.Iterations = IterationSummary{Workloads: len(workloads)}
+		}
 	}
 	return groups, nil
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -276,5 +277,53 @@ func TestCount(t *testing.T) {
 		if got := Count(tc.n, "run"); got != tc.want {
 			t.Errorf("Count(%d): got %q, want %q", tc.n, got, tc.want)
 		}
+	}
+}
+
+// By default a report pools only runs that differ in seed alone: a
+// workload or a hidden --set (a different resolved scenario) splits them,
+// and iteration times of different workloads are never averaged (issue
+// #15, first use).
+func TestDefaultGroupBySeparatesConfigs(t *testing.T) {
+	run := func(wl string, seed int64, config string, its int) *RunResult {
+		r := &RunResult{Run: analysis.RunRecord{Scheduler: "fair", CC: "dcqcn", Workload: wl, Seed: seed, Scenario: "default"}, Config: config}
+		for i := range its {
+			r.Iterations = append(r.Iterations, analysis.IterationRecord{Iteration: int64(i), DurationNs: 1000})
+		}
+		return r
+	}
+	res := &Results{Runs: []*RunResult{
+		run("cloud:websearch", 1, "aaa", 0), run("cloud:websearch", 2, "aaa", 0), // seeds: pooled
+		run("cloud:websearch", 1, "bbb", 0), // a fat-tree via --set: same columns, other scenario
+		run("simai:gpt3-13b", 1, "ccc", 2), run("simai:llama-7b", 1, "ddd", 3),
+	}}
+	keys := res.DefaultGroupBy()
+	if want := []string{"scheduler", "cc", "workload", "config"}; !slices.Equal(keys, want) {
+		t.Fatalf("default keys: got %v, want %v", keys, want)
+	}
+	groups, err := res.Group(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, g := range groups {
+		sizes = append(sizes, len(g.Runs))
+	}
+	if want := []int{2, 1, 1, 1}; !slices.Equal(sizes, want) {
+		t.Errorf("group sizes: got %v, want %v", sizes, want)
+	}
+	one, err := res.Group([]string{"scheduler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := one[0].Iterations; it.Workloads != 2 || it.Count != 0 {
+		t.Errorf("GPT-3 and LLaMA in one group: got %+v, want no pooled iterations and Workloads 2", it)
+	}
+	var text bytes.Buffer
+	if err := FormatGroups(&text, one); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "(not averaged: 2 training workloads in one group; group by workload)") {
+		t.Errorf("report does not say why iterations are not averaged:\n%s", text.String())
 	}
 }

@@ -28,9 +28,13 @@ by run.parquet columns, and print per group the mean/p50/p95/p99 slowdown
 per 5% flow-size bucket, and the iteration time of training runs.
 
 --group-by takes any run.parquet column: the pinned ones (scheduler, cc,
-workload, load, seed, ...) or a swept parameter by its dotted path. The
-default is scheduler, cc and every swept column, so runs that differ only
-in seed are pooled.
+workload, load, seed, ...), a swept parameter by its dotted path, or
+config (a hash of the resolved scenario without seed and name). The
+default groups by everything that differs between the runs but the seed:
+scheduler, cc, then scenario, workload and load where they differ, every
+swept column, and config when runs still differ otherwise; so only runs
+that differ in seed alone are pooled. Iteration times of different
+training workloads are never averaged together.
 
 --plot FILE.png or FILE.svg draws p50 and p99 slowdown against flow size,
 the CDF of slowdown, slowdown per group and, for training runs, iteration
@@ -102,7 +106,7 @@ time per group.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&groupBy, "group-by", "", "comma-separated run.parquet columns to group by (default scheduler,cc and every swept column; empty: one group)")
+	cmd.Flags().StringVar(&groupBy, "group-by", "", "comma-separated run.parquet columns to group by (default: everything that differs between runs but the seed; empty: one group)")
 	cmd.Flags().StringVar(&plotTo, "plot", "", "also draw the figures into FILE.png or FILE.svg")
 	cmd.Flags().StringVar(&format, "format", "text", "text (tables) or csv (one line per group, full precision)")
 	return cmd
