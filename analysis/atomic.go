@@ -14,43 +14,76 @@ import (
 // made readable (0644) and renamed over path; the directory is then synced
 // so that the rename survives a crash. On any error the temporary file is
 // removed and path is untouched.
-func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
+func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+	f, err := CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Abort()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// AtomicFile is a file being written under a temporary name next to its
+// path, buffered; Commit puts it in place, Abort removes it. A writer that
+// must stay open while a run goes on (samples.parquet) uses it directly.
+type AtomicFile struct {
+	path string
+	tmp  *os.File
+	*bufio.Writer
+}
+
+// CreateAtomic starts writing path atomically (see WriteFileAtomic).
+func CreateAtomic(path string) (*AtomicFile, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
+	return &AtomicFile{path: path, tmp: tmp, Writer: bufio.NewWriterSize(tmp, 1<<20)}, nil
+}
+
+// Commit flushes, fsyncs and renames the file over its path, then syncs
+// the directory. On error the temporary file is removed.
+func (f *AtomicFile) Commit() (err error) {
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			err = fmt.Errorf("write %s: %w", path, err)
+			f.Abort()
+			err = fmt.Errorf("write %s: %w", f.path, err)
 		}
 	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err := write(bw); err != nil {
+	if err := f.Flush(); err != nil {
 		return err
 	}
-	if err := bw.Flush(); err != nil {
+	if err := f.tmp.Chmod(0o644); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := f.tmp.Sync(); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := f.tmp.Close(); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	if err := os.Rename(f.tmp.Name(), f.path); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
+	dir, _ := filepath.Split(f.path)
+	if dir == "" {
+		dir = "."
 	}
 	syncDir(dir)
 	return nil
+}
+
+// Abort removes the temporary file; the path is untouched.
+func (f *AtomicFile) Abort() {
+	f.tmp.Close()
+	os.Remove(f.tmp.Name())
 }
 
 // syncDir fsyncs a directory so that a rename in it survives a crash. It is

@@ -238,6 +238,13 @@
 //	interval  0s   sampling period; 0 turns sampling off
 //	metrics   [queue_depth, pause_time, utilisation, qp_rate]  what to sample
 //
+// An interval whose port samples over duration alone would pass 10^9 rows
+// is rejected. With Options.Dir (dcsim run and sweep set it) the samples
+// stream into samples.parquet in batches of 16,384 rows while the run goes
+// on, and the parquet writer writes a row group every 2^20 rows, so memory
+// does not grow with them; without it they are returned in
+// Result.Samples.
+//
 // # Reference compatibility
 //
 // compat: hpcc-ns3 makes a run take the HPCC ns-3 model's own choices

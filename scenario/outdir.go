@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/dcsim/dcsim/analysis"
 )
@@ -55,9 +56,12 @@ func PrepareDir(dir string) error {
 // there: run.parquet first, so that from then on the directory holds no
 // complete run until the new run.parquet appears, then the others, so
 // that no file of an earlier run (its samples, or a training run's
-// iterations) is left beside the new one.
-func clearRun(dir string) error {
+// iterations) is left beside the new one. A file named in keep stays.
+func clearRun(dir string, keep ...string) error {
 	for i := len(runFiles) - 1; i >= 0; i-- {
+		if slices.Contains(keep, runFiles[i]) {
+			continue
+		}
 		if err := os.Remove(filepath.Join(dir, runFiles[i])); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

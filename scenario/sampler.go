@@ -22,11 +22,20 @@ type sampler struct {
 	lastTx   []int64
 	lastPaus [][fabric.NumClasses]engine.Time
 	lastAt   engine.Time
+	runID    string
 	rows     []analysis.SampleRecord
+	// stream, when set, takes the rows every streamBatch rows, so that
+	// they are never all in memory; err is its first error.
+	stream *analysis.SampleStream
+	err    error
 }
 
-func newSampler(s *Sim, interval engine.Time) *sampler {
-	sm := &sampler{sim: s, interval: interval, metrics: map[string]bool{}}
+// streamBatch is how many rows the sampler holds before it hands them to
+// its stream.
+const streamBatch = 1 << 14
+
+func newSampler(s *Sim, interval engine.Time, runID string, stream *analysis.SampleStream) *sampler {
+	sm := &sampler{sim: s, interval: interval, metrics: map[string]bool{}, runID: runID, stream: stream}
 	for _, m := range s.Scenario.Trace.Metrics {
 		sm.metrics[m] = true
 	}
@@ -53,7 +62,18 @@ func (sm *sampler) Fire(now engine.Time, _ uint8) {
 }
 
 func (sm *sampler) add(now engine.Time, comp, metric string, v float64) {
-	sm.rows = append(sm.rows, analysis.SampleRecord{TimeNs: now.Nanoseconds(), Component: comp, Metric: metric, Value: v})
+	sm.rows = append(sm.rows, analysis.SampleRecord{RunID: sm.runID, TimeNs: now.Nanoseconds(), Component: comp, Metric: metric, Value: v})
+}
+
+// flush hands the rows held to the stream, if there is one.
+func (sm *sampler) flush() {
+	if sm.stream == nil || len(sm.rows) == 0 {
+		return
+	}
+	if sm.err == nil {
+		sm.err = sm.stream.Write(sm.rows)
+	}
+	sm.rows = sm.rows[:0]
 }
 
 func (sm *sampler) sample(now engine.Time) {
@@ -88,11 +108,22 @@ func (sm *sampler) sample(now engine.Time) {
 		}
 	}
 	sm.lastAt = now
+	if len(sm.rows) >= streamBatch {
+		sm.flush()
+	}
 }
 
-func (sm *sampler) records(runID string) []analysis.SampleRecord {
-	for i := range sm.rows {
-		sm.rows[i].RunID = runID
+// finish ends the sampling: with a stream, the rest of the rows go to it
+// and the file is put in place (the records returned are nil); without
+// one, the records are returned.
+func (sm *sampler) finish() ([]analysis.SampleRecord, error) {
+	if sm.stream == nil {
+		return sm.rows, nil
 	}
-	return sm.rows
+	sm.flush()
+	if sm.err != nil {
+		sm.stream.Abort()
+		return nil, sm.err
+	}
+	return nil, sm.stream.Close()
 }

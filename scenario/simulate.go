@@ -30,6 +30,11 @@ type Options struct {
 	Progress func(Progress)
 	// Params are the swept parameters of a sweep point (extra run.parquet columns).
 	Params []analysis.Param
+	// Dir, when set, is the directory WriteDir will be given: the run
+	// clears an earlier run's files from it first, and a traced run
+	// streams samples.parquet into it while it runs instead of holding
+	// every sample in memory.
+	Dir string
 }
 
 // Result is what a run produced: the records that go to parquet and the
@@ -47,6 +52,10 @@ type Result struct {
 	// Drained is true when every posted flow finished before the drain
 	// limit; false means the unfinished ones are recorded as such.
 	Drained bool
+	// dir is Options.Dir; err is a failure to write there during the
+	// run (streaming samples), which WriteDir reports.
+	dir string
+	err error
 }
 
 // chunk is how much simulated time runs between progress reports and
@@ -59,9 +68,17 @@ const chunk = 100 * engine.Microsecond
 func (s *Sim) Run(opt Options) *Result {
 	sc := s.Scenario
 	start := time.Now()
+	res := &Result{Sim: s, dir: opt.Dir}
 	var smp *sampler
 	if iv := engine.Time(sc.Trace.Interval); iv > 0 {
-		smp = newSampler(s, iv)
+		var stream *analysis.SampleStream
+		if opt.Dir != "" {
+			res.err = clearRun(opt.Dir)
+			if res.err == nil {
+				stream, res.err = analysis.CreateSampleStream(filepath.Join(opt.Dir, analysis.SamplesFile))
+			}
+		}
+		smp = newSampler(s, iv, opt.runID(sc), stream)
 	}
 	dur := engine.Time(sc.Duration)
 	limit := engine.SatAdd(dur, engine.Time(sc.DrainLimit)) // drain_limit may be never
@@ -96,11 +113,14 @@ func (s *Sim) Run(opt Options) *Result {
 	if smp != nil {
 		smp.sample(eng.Now())
 	}
-	res := &Result{Sim: s, Drained: drained()}
+	res.Drained = drained()
 	res.Flows = s.flowRecords(opt.runID(sc))
 	res.Iterations, res.Collectives = s.trainingRecords(opt.runID(sc))
 	if smp != nil {
-		res.Samples = smp.records(opt.runID(sc))
+		var err error
+		if res.Samples, err = smp.finish(); res.err == nil {
+			res.err = err
+		}
 	}
 	res.Analysis = analysis.Analyze(res.Flows, 5, s.BDP)
 	res.Run = s.runRecord(opt, res.Flows, time.Since(start).Seconds())
@@ -222,10 +242,21 @@ func workloadName(w *Workload) string {
 // are replaced: its run.parquet is removed first and every run file this
 // run does not write is removed too; other files are left alone.
 func (r *Result) WriteDir(dir string) error {
+	if r.err != nil {
+		return r.err
+	}
+	streamed := r.dir != "" && r.Sim.Scenario.Trace.Interval > 0
+	if streamed && filepath.Clean(r.dir) != filepath.Clean(dir) {
+		return fmt.Errorf("write %s: the run streamed its samples into %s (Options.Dir); write it there", dir, r.dir)
+	}
 	if err := PrepareDir(dir); err != nil {
 		return err
 	}
-	if err := clearRun(dir); err != nil {
+	keep := ""
+	if streamed {
+		keep = analysis.SamplesFile // already this run's
+	}
+	if err := clearRun(dir, keep); err != nil {
 		return err
 	}
 	if err := analysis.WriteFlows(filepath.Join(dir, analysis.FlowsFile), r.Flows); err != nil {

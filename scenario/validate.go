@@ -33,6 +33,7 @@ func (s *Scenario) Validate() error {
 		s.validateCC,
 		s.validateWorkloads,
 		s.Trace.validate,
+		s.validateTraceRows,
 	} {
 		if fe := check(); fe != nil {
 			return fe
@@ -206,8 +207,21 @@ const MaxBuildBytes = 8 << 30
 // MaxBuildBytes or at all (a switch with more ports than a port index
 // holds). A file topology is checked when it is read (Build).
 func (t *Topology) validateFootprint() *FieldError {
-	var hosts, switches, links, entries, widest int64
-	var field string
+	hosts, switches, links, entries, widest, field := t.shape()
+	if field == "" {
+		return nil
+	}
+	if widest > fabric.MaxSwitchPorts {
+		return fieldErr("topology."+field, "a switch would have %d ports, more than the %d the builder can index", widest, fabric.MaxSwitchPorts)
+	}
+	return checkFootprint("topology."+field, fabric.EstimateFootprint(hosts, switches, links, entries))
+}
+
+// shape counts what the builder makes of a generated topology: hosts,
+// switches, links, next-hop entries of the route tables, the most ports
+// of one switch, and the field that sizes it; field is "" for a file
+// topology, known only once read.
+func (t *Topology) shape() (hosts, switches, links, entries, widest int64, field string) {
 	switch t.Kind {
 	case SpineLeaf:
 		l, sp, h := int64(t.Leaves), int64(t.Spines), int64(t.HostsPerLeaf)
@@ -227,13 +241,38 @@ func (t *Topology) validateFootprint() *FieldError {
 		// nearly every switch pair has k/2 equal next hops (up through
 		// the pod's aggregation or core switches)
 		entries, widest, field = switches*switches*k/2, k, "k"
-	default:
+	}
+	return
+}
+
+// maxSampleRows bounds the samples a traced run may write: about 10 GB of
+// parquet, and far more rows than a notebook can load.
+const maxSampleRows = 1_000_000_000
+
+// validateTraceRows rejects a trace.interval so short that the port
+// samples of the arrival period alone (duration / interval samples of
+// each port's metrics; the drain and the QPs add more) pass maxSampleRows.
+func (s *Scenario) validateTraceRows() *FieldError {
+	iv := s.Trace.Interval.T()
+	if iv <= 0 {
 		return nil
 	}
-	if widest > fabric.MaxSwitchPorts {
-		return fieldErr("topology."+field, "a switch would have %d ports, more than the %d the builder can index", widest, fabric.MaxSwitchPorts)
+	_, _, links, _, _, field := s.Topology.shape()
+	perPort := 0
+	for _, m := range s.Trace.Metrics {
+		if m != MetricQPRate {
+			perPort++
+		}
 	}
-	return checkFootprint("topology."+field, fabric.EstimateFootprint(hosts, switches, links, entries))
+	if field == "" || perPort == 0 {
+		return nil
+	}
+	rows := float64(s.Duration.T()/iv) * float64(2*links*int64(perPort))
+	if rows > maxSampleRows {
+		return fieldErr("trace.interval", "%v would write at least %.3g sample rows (%d ports x %d metrics x %d samples in duration %v), above the limit of %.0e: use a longer interval",
+			s.Trace.Interval, rows, 2*links, perPort, s.Duration.T()/iv, s.Duration, float64(maxSampleRows))
+	}
+	return nil
 }
 
 // checkFootprint rejects an estimate above MaxBuildBytes, naming the field

@@ -193,7 +193,7 @@ func RunPoint(p *Point, dir, version string) (err error) {
 	}); err != nil {
 		return err
 	}
-	res, err := simulate(p, version)
+	res, err := simulate(p, dir, version)
 	if err != nil {
 		return err
 	}
@@ -202,12 +202,12 @@ func RunPoint(p *Point, dir, version string) (err error) {
 
 // simulate builds and runs one point; tests replace it to make points
 // fail or panic.
-var simulate = func(p *Point, version string) (*scenario.Result, error) {
+var simulate = func(p *Point, dir, version string) (*scenario.Result, error) {
 	sim, err := scenario.Build(p.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(scenario.Options{Params: p.Params, Version: version}), nil
+	return sim.Run(scenario.Options{Params: p.Params, Version: version, Dir: dir}), nil
 }
 
 // prepareDir makes dir and clears what an earlier, interrupted or failed

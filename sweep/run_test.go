@@ -192,7 +192,7 @@ func TestFailingPoints(t *testing.T) {
 	out := t.TempDir()
 	orig := simulate
 	t.Cleanup(func() { simulate = orig })
-	simulate = func(p *Point, version string) (*scenario.Result, error) {
+	simulate = func(p *Point, dir, version string) (*scenario.Result, error) {
 		switch p.Index {
 		case 1:
 			return nil, errors.New("injected failure")
@@ -200,7 +200,7 @@ func TestFailingPoints(t *testing.T) {
 			var m map[string]int
 			m["boom"]++ // a nil-map panic inside the "simulation"
 		}
-		return orig(p, version)
+		return orig(p, dir, version)
 	}
 	sum, err := Run(context.Background(), pts, Options{Out: out, Workers: 2})
 	if err != nil {

@@ -62,7 +62,7 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 				return badInput(fmt.Errorf("--out: %w", err))
 			}
 			stdout := cmd.OutOrStdout()
-			opt := scenario.Options{Version: version()}
+			opt := scenario.Options{Version: version(), Dir: out}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
 				bar = newProgress(f, engine.Time(s.Duration))
