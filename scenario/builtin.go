@@ -100,7 +100,7 @@ extra_workloads:
 `,
 	},
 	{
-		Builtin: Builtin{Name: "gpt3-13b", Doc: "one GPT-3 13B training iteration (SimAI/AICB file, TP 8) on the 128-host spine-leaf, one GPU per host, MTU 4096"},
+		Builtin: Builtin{Name: "gpt3-13b", Doc: "one GPT-3 13B training iteration (SimAI/AICB file, TP 8) on the 128-host spine-leaf: 128 GPUs, each with its own NIC, 8 per server (TP inside a server on NVLink), MTU 4096"},
 		text: `# One training iteration of GPT-3 13B from the shipped AICB/SimAI file
 # (TP 8, PP 1, micro-batch 1, A100 compute times), one GPU per NIC on the
 # 128-host 100 Gbps spine-leaf, RoCE's usual 4096 B payload. The run ends
@@ -116,7 +116,7 @@ workload:
 `,
 	},
 	{
-		Builtin: Builtin{Name: "llama-7b", Doc: "one LLaMA 7B training iteration (SimAI/AICB file, TP 2) on the 128-host spine-leaf, one GPU per host, MTU 4096"},
+		Builtin: Builtin{Name: "llama-7b", Doc: "one LLaMA 7B training iteration (SimAI/AICB file, TP 2) on the 128-host spine-leaf: 128 GPUs, each with its own NIC, 8 per server (TP inside a server on NVLink), MTU 4096"},
 		text: `# One training iteration of LLaMA 7B from the shipped AICB/SimAI file
 # (TP 2), one GPU per NIC on the 128-host 100 Gbps spine-leaf, MTU 4096.
 name: llama-7b

@@ -193,7 +193,7 @@
 // same shape running alongside it (e.g. an incast over a cloud
 // background), each element defaulted like workload.
 //
-//	kind          cloud  cloud | incast | flowlist | storage
+//	kind          cloud  cloud | incast | flowlist | storage | simai | collective
 //	distribution  websearch  flow sizes: a built-in CDF (websearch, fbhdp,
 //	                     alistorage, googlerpc, webserver, homa_w1...; see
 //	                     workloads/cloud) or a CDF file path (a value with
@@ -228,6 +228,28 @@
 //	storage.request_load  0.3    responses per client / host_link, in (0, 1);
 //	                             ignored when mean_interval > 0
 //	storage.mean_interval 0s     > 0: mean time between a client's requests
+//
+// The training kinds, simai (a SimAI/AICB workload file, or a model that
+// is generated) and collective (one collective over all hosts), run as
+// workloads/simai documents, with its semantics and defaults; dcsim show
+// gpt3-13b and dcsim show allreduce-128 print every field. In brief:
+//
+//	simai.file            ""       an AICB workload file (a path, or the
+//	                               name of a shipped one); "" generates
+//	                               the workload from model
+//	simai.model           gpt3-13b gpt3-13b | gpt3-175b | llama-7b | llama-65b | ...
+//	simai.tp, dp, ep, ga           parallelism of a generated workload
+//	simai.gpus_per_server 8        GPUs sharing a server's NVLink; every GPU
+//	                               has its own NIC, a host of the fabric
+//	simai.nvlink          2400Gbps the link between GPUs of one server
+//	simai.iterations      1        training iterations run back to back
+//	simai.comm_scale      1        scales every collective's bytes
+//	collective.op         allreduce allreduce | reducescatter | allgather | alltoall
+//	collective.bytes               bytes of the collective
+//
+// A training run finishes when its iterations do, within drain_limit: a
+// run whose drain_limit ends before the first iteration is done writes an
+// empty iterations.parquet and says so.
 //
 // Only cloud reads the distribution and load fields, but they are checked
 // for every kind. run.parquet records load for a cloud main workload and

@@ -79,6 +79,8 @@ func childStatus(err error) (int, string) {
 	}
 	ws, ok := ee.Sys().(syscall.WaitStatus)
 	switch {
+	case ok && ws.Signaled() && ws.Signal() == syscall.SIGPIPE:
+		return 128 + int(syscall.SIGPIPE), "" // its reader went away (dcsim scenarios | head): no news
 	case ok && ws.Signaled():
 		msg := "killed by signal " + ws.Signal().String()
 		if ws.Signal() == syscall.SIGKILL {

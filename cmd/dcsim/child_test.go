@@ -26,6 +26,7 @@ func TestChildStatus(t *testing.T) {
 		{"exit 2", 1, "crashed: a Go runtime error (above) ended the run; this is a bug or a lack of memory, not bad input"},
 		{"kill -KILL $$", 1, "killed by signal killed (the system may have run out of memory)"},
 		{"kill -TERM $$", 1, "killed by signal terminated"},
+		{"kill -PIPE $$", 141, ""},
 	} {
 		code, msg := childStatus(exec.Command("sh", "-c", tc.script).Run())
 		if code != tc.code || msg != tc.msg {
