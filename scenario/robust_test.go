@@ -292,3 +292,26 @@ func TestSamplesStreamed(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+// A training run cut off before its first iteration says so and how to
+// give it time; "no flow started" is not said of training (issue #15,
+// first use).
+func TestTrainingCutOffSaysSo(t *testing.T) {
+	s, err := Load("allreduce-128", []string{"drain_limit=10us"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sim.Run(Options{})
+	h := res.Headline()
+	want := "note: 0 of 1 training iterations finished before the drain limit ended the run at 11us (drain_limit 10us), so iterations.parquet has 0 rows; give it more time, e.g. --set drain_limit=10s\n"
+	if !strings.Contains(h, want) || strings.Contains(h, "no flow started") {
+		t.Errorf("headline:\n%s\nwant it to contain %q and not 'no flow started'", h, want)
+	}
+	if p := sim.trainingProgress(); p != (TrainingProgress{Iterations: 1}) {
+		t.Errorf("progress: got %+v, want 0 of 1 iterations, 0 collectives", p)
+	}
+}

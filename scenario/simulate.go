@@ -21,6 +21,8 @@ type Progress struct {
 	FlowsPosted int64
 	FlowsDone   int64
 	Draining    bool
+	// Training is the progress of training workloads (zero without).
+	Training TrainingProgress
 }
 
 // Options control a run without changing its results.
@@ -87,7 +89,8 @@ func (s *Sim) Run(opt Options) *Result {
 	report := func(draining bool) {
 		if opt.Progress != nil {
 			opt.Progress(Progress{SimTime: eng.Now(), Duration: dur, Events: eng.Events(),
-				FlowsPosted: k.MessagesPosted, FlowsDone: k.MessagesDone, Draining: draining})
+				FlowsPosted: k.MessagesPosted, FlowsDone: k.MessagesDone, Draining: draining,
+				Training: s.trainingProgress()})
 		}
 	}
 	for eng.Now() < dur {
@@ -310,7 +313,12 @@ func (r *Result) Headline() string {
 		r.Run.FlowsTotal, r.Run.FlowsDone, achieved, r.Run.BytesDropped, r.Run.PFCPauseFrames,
 		r.Run.NACKs, r.Run.RTOTimeouts, r.Run.CNPs)
 	b.WriteString(r.Sim.trainingSummary())
-	if r.Run.FlowsTotal == 0 {
+	tp := r.Sim.trainingProgress()
+	switch {
+	case r.Sim.Training() && tp.IterationsDone < tp.Iterations:
+		fmt.Fprintf(&b, "note: %d of %d training iterations finished before the drain limit ended the run at %v (drain_limit %v), so iterations.parquet has %d rows; give it more time, e.g. --set drain_limit=10s\n",
+			tp.IterationsDone, tp.Iterations, r.Sim.Engine.Now(), sc.DrainLimit, tp.IterationsDone)
+	case r.Run.FlowsTotal == 0 && !r.Sim.Training():
 		fmt.Fprintf(&b, "note: no flow started within the duration (%v); a longer duration or a higher load gives some\n", sc.Duration)
 	}
 	if !r.Drained {

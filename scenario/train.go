@@ -236,6 +236,26 @@ func (s *Sim) trainingDone() bool {
 	return true
 }
 
+// TrainingProgress is how far the training workloads are: iterations
+// finished of those asked for, and collectives finished. It is zero for a
+// run without training.
+type TrainingProgress struct {
+	Iterations, IterationsDone, CollectivesDone int
+}
+
+func (s *Sim) trainingProgress() TrainingProgress {
+	var p TrainingProgress
+	for _, tr := range s.trains {
+		p.Iterations += tr.run.Config().Iterations
+		p.IterationsDone += len(tr.run.Iterations())
+		p.CollectivesDone += len(tr.run.Collectives())
+	}
+	return p
+}
+
+// Training reports whether the scenario runs a training workload.
+func (s *Sim) Training() bool { return len(s.trains) > 0 }
+
 // trainingSummary is one line per training workload for the terminal.
 func (s *Sim) trainingSummary() string {
 	var b strings.Builder
@@ -251,8 +271,12 @@ func (s *Sim) trainingSummary() string {
 		}
 		mean := sum / engine.Time(len(its))
 		ms := func(t engine.Time) float64 { return t.Seconds() * 1e3 }
-		fmt.Fprintf(&b, "training: %d iterations, mean iteration time %.3f ms (compute %.3f ms, exposed communication %.3f ms)",
-			len(its), ms(mean), ms(its[0].Compute), ms(mean-its[0].Compute))
+		noun := "iterations"
+		if len(its) == 1 {
+			noun = "iteration"
+		}
+		fmt.Fprintf(&b, "training: %d %s, mean iteration time %.3f ms (compute %.3f ms, exposed communication %.3f ms)",
+			len(its), noun, ms(mean), ms(its[0].Compute), ms(mean-its[0].Compute))
 		c := nicConcurrency(s.Messages, s.Engine.Now())
 		fmt.Fprintf(&b, "; per NIC at most %d flows and %d QPs at once, %.2f flows and %.2f QPs on average while busy",
 			c.MaxFlows, c.MaxQPs, c.MeanFlows, c.MeanQPs)

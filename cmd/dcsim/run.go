@@ -65,8 +65,13 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 			opt := scenario.Options{Version: version(), Dir: out}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
-				bar = newProgress(f, engine.Time(s.Duration))
-				opt.Progress = func(p scenario.Progress) { updateProgress(bar, p) }
+				if sim.Training() {
+					bar = newTrainingProgress(f)
+					opt.Progress = func(p scenario.Progress) { updateTrainingProgress(bar, p) }
+				} else {
+					bar = newProgress(f, engine.Time(s.Duration))
+					opt.Progress = func(p scenario.Progress) { updateProgress(bar, p) }
+				}
 			}
 			res := sim.Run(opt)
 			if bar != nil {
@@ -119,4 +124,26 @@ func updateProgress(bar *progressbar.ProgressBar, p scenario.Progress) {
 	}
 	bar.Describe(fmt.Sprintf("%s %v, %.2gM events/s, flows %d/%d", phase, p.SimTime, rate/1e6, p.FlowsDone, p.FlowsPosted))
 	_ = bar.Set64(min(p.SimTime, p.Duration).Nanoseconds())
+}
+
+// newTrainingProgress is a bar over training iterations: a training run's
+// duration is only its start window, so simulated time says nothing of
+// how far it is.
+func newTrainingProgress(w io.Writer) *progressbar.ProgressBar {
+	return progressbar.NewOptions(1,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionSetDescription("training"),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+	)
+}
+
+func updateTrainingProgress(bar *progressbar.ProgressBar, p scenario.Progress) {
+	t := p.Training
+	bar.ChangeMax(max(t.Iterations, 1))
+	rate := float64(p.Events) / time.Since(progressStart).Seconds()
+	bar.Describe(fmt.Sprintf("iterations %d/%d, collectives done %d, simulated %v, %.2gM events/s, flows %d/%d",
+		t.IterationsDone, t.Iterations, t.CollectivesDone, p.SimTime, rate/1e6, p.FlowsDone, p.FlowsPosted))
+	_ = bar.Set(t.IterationsDone)
 }
