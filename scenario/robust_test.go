@@ -229,15 +229,7 @@ func TestCCDefaultAndCNPs(t *testing.T) {
 		cc      string
 		someCNP bool
 	}{{"none", false}, {"hpcc", false}, {"timely", false}, {"dcqcn", true}, {"dctcp", true}} {
-		s, err := Load("incast-star", []string{"duration=1ms", "cc.algorithm=" + tc.cc})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := Build(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := sim.Run(Options{})
+		res := mustBuild(t, "incast-star", "duration=1ms", "cc.algorithm="+tc.cc).Run(Options{})
 		if got := res.Run.CNPs > 0; got != tc.someCNP {
 			t.Errorf("cc %s: got %d CNPs, want some: %v", tc.cc, res.Run.CNPs, tc.someCNP)
 		}
@@ -252,15 +244,7 @@ func TestCCDefaultAndCNPs(t *testing.T) {
 func TestSamplesStreamed(t *testing.T) {
 	sets := []string{"topology.kind=star", "topology.hosts=4", "duration=200us", "trace.interval=100ns"}
 	run := func(dir string) *Result {
-		s, err := Load("default", sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := Build(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := sim.Run(Options{Dir: dir})
+		res := mustBuild(t, "default", sets...).Run(Options{Dir: dir})
 		if dir != "" {
 			if err := res.WriteDir(dir); err != nil {
 				t.Fatal(err)
@@ -297,14 +281,7 @@ func TestSamplesStreamed(t *testing.T) {
 // give it time; "no flow started" is not said of training (issue #15,
 // first use).
 func TestTrainingCutOffSaysSo(t *testing.T) {
-	s, err := Load("allreduce-128", []string{"drain_limit=10us"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := mustBuild(t, "allreduce-128", "drain_limit=10us")
 	res := sim.Run(Options{})
 	h := res.Headline()
 	want := "note: 0 of 1 training iterations finished before the drain limit ended the run at 11us (drain_limit 10us), so iterations.parquet has 0 rows; give it more time, e.g. --set drain_limit=10s\n"
@@ -314,4 +291,18 @@ func TestTrainingCutOffSaysSo(t *testing.T) {
 	if p := sim.trainingProgress(); p != (TrainingProgress{Iterations: 1}) {
 		t.Errorf("progress: got %+v, want 0 of 1 iterations, 0 collectives", p)
 	}
+}
+
+// mustBuild loads scenario name with sets and builds it.
+func mustBuild(t *testing.T, name string, sets ...string) *Sim {
+	t.Helper()
+	s, err := Load(name, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
 }
