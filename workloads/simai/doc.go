@@ -26,9 +26,10 @@
 // whole ns (engine.Time in the structs), sizes whole bytes. Collective
 // tokens are NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL and
 // ALLREDUCEALLTOALL, optionally with _EP or _DP_EP; matching is exact and
-// case-sensitive; any other token (BROADCAST in the AICB files) is no
-// collective and is kept in Comm.Unknown with its size so that Write
-// reproduces it. An unsuffixed token means the TP group in the fwd and ig
+// case-sensitive. BROADCAST, which AICB writes (its "norm" line), is no
+// collective, as in SimAI, and is kept in Comm.Unknown with its size so
+// that Write reproduces it; any other token is an error at its line
+// (SimAI would run it as no collective, which hides a typo). An unsuffixed token means the TP group in the fwd and ig
 // columns and the DP group in the wg column (the whole world for MICRO).
 // Sizes are stored as written; Line.CommBytes applies SimAI's rule that a
 // forward size in (0, 4096) runs as 4096. Errors read "name:LINE: field:

@@ -36,8 +36,8 @@ var lineFields = [12]string{"name", "dep", "fwd_ns", "fwd_coll", "fwd_bytes", "i
 // and kept for Write.
 //
 // Collective tokens are NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL
-// and ALLREDUCEALLTOALL, optionally suffixed _EP or _DP_EP; any other token
-// (e.g. BROADCAST) is no collective. Sizes are kept as written: the forward
+// and ALLREDUCEALLTOALL, optionally suffixed _EP or _DP_EP; BROADCAST is
+// no collective; any other token is an error. Sizes are kept as written: the forward
 // minimum of 4096 B is applied by Line.CommBytes.
 //
 // Errors read "name:LINE: field: reason".
@@ -272,7 +272,9 @@ func parseLine(pol Policy, f []string) (Line, error) {
 		if err != nil || b < 0 {
 			return l, fmt.Errorf("%s: want a non-negative integer, got %q", lineFields[i+2], f[i+2])
 		}
-		s.Comm = parseComm(pol, p, f[i+1], b)
+		if s.Comm, err = parseComm(pol, p, f[i+1], b); err != nil {
+			return l, fmt.Errorf("%s: %v", lineFields[i+1], err)
+		}
 	}
 	if l.Update, err = parseNs("update_ns", f[11]); err != nil {
 		return l, err
@@ -289,20 +291,32 @@ func parseNs(field, s string) (engine.Time, error) {
 }
 
 // parseComm decodes a collective token of column p.
-func parseComm(pol Policy, p Phase, tok string, bytes int64) Comm {
+func parseComm(pol Policy, p Phase, tok string, bytes int64) (Comm, error) {
 	op, suffix, ok := lookupToken(tok)
 	if !ok {
-		return Comm{Bytes: bytes, Unknown: tok}
+		if !slices.Contains(noCollectiveTokens, tok) {
+			return Comm{}, fmt.Errorf("unknown collective %q (valid: %s, optionally with _EP or _DP_EP, and %s, which run as no collective)",
+				tok, strings.Join(opTokens[:], ", "), strings.Join(noCollectiveTokens, ", "))
+		}
+		return Comm{Bytes: bytes, Unknown: tok}, nil
 	}
 	if op == OpNone {
-		return Comm{Bytes: bytes}
+		return Comm{Bytes: bytes}, nil
 	}
 	g := suffix
 	if g == GroupNone {
 		g = defaultGroup(pol, p)
 	}
-	return Comm{Op: op, Group: g, Bytes: bytes}
+	return Comm{Op: op, Group: g, Bytes: bytes}, nil
 }
+
+// noCollectiveTokens are the tokens AICB writes that SimAI runs as no
+// collective (its Workload.cc falls through to NONE for them): AICB's
+// "norm" line is a BROADCAST (aliyun/aicb
+// workload_generator/SimAI_training_workload_generator.py, commented out
+// in newer versions, present in the shipped files). Any other token is a
+// typo and an error.
+var noCollectiveTokens = []string{"BROADCAST"}
 
 // lookupToken decodes a known collective token into its op and explicit
 // group suffix (GroupNone when unsuffixed). Matching is exact and

@@ -227,10 +227,6 @@ func TestParseTokens(t *testing.T) {
 		{PolicyMicro, WG, "ALLREDUCE", Comm{Op: OpAllReduce, Group: GroupWorld, Bytes: 10}},
 		{PolicyTransformer, Fwd, "NONE", Comm{Bytes: 10}},
 		{PolicyTransformer, Fwd, "BROADCAST", Comm{Bytes: 10, Unknown: "BROADCAST"}},
-		{PolicyTransformer, Fwd, "NONE_EP", Comm{Bytes: 10, Unknown: "NONE_EP"}},
-		{PolicyTransformer, Fwd, "allreduce", Comm{Bytes: 10, Unknown: "allreduce"}},
-		{PolicyTransformer, Fwd, "ALLREDUCE_TP", Comm{Bytes: 10, Unknown: "ALLREDUCE_TP"}},
-		{PolicyTransformer, WG, "_EP", Comm{Bytes: 10, Unknown: "_EP"}},
 	}
 	for _, tt := range tests {
 		fields := []string{"NONE", "0", "NONE", "0", "NONE", "0"}
@@ -334,5 +330,18 @@ func TestParseOp(t *testing.T) {
 	}
 	if _, err := ParseOp("broadcast"); err == nil {
 		t.Errorf("ParseOp(broadcast): got no error")
+	}
+}
+
+// A collective token that is neither SimAI's nor one AICB writes is an
+// error at its line, not silently no collective (issue #15, item 9).
+func TestUnknownCollectiveRejected(t *testing.T) {
+	for _, tok := range []string{"NONE_EP", "allreduce", "ALLREDUCE_TP", "_EP", "ALLREDUC"} {
+		src := "HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n1\nx -1 1 " + tok + " 10 2 NONE 0 3 NONE 0 4\n"
+		_, err := Parse("t.txt", strings.NewReader(src))
+		want := `t.txt:3: fwd_coll: unknown collective "` + tok + `" (valid: NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER, ALLTOALL, ALLREDUCEALLTOALL, optionally with _EP or _DP_EP, and BROADCAST, which run as no collective)`
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", tok, err, want)
+		}
 	}
 }
