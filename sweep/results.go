@@ -207,41 +207,37 @@ func (r *Results) Swept() []string {
 
 // DefaultGroupBy groups by everything that differs between the runs but
 // the seed, so that only runs of one configuration are pooled: scheduler
-// and cc; scenario, workload and load where they differ; every swept
-// column but nic.scheduler and cc.algorithm (which the first two already
-// show); and, if runs that agree on all of these still differ in their
-// resolved scenario (a --set that is no column, such as topology.kind),
-// config. Runs that differ only in seed fall in one group.
+// and cc, every swept column but nic.scheduler and cc.algorithm (which the
+// first two already show), then each of scenario, workload, load and
+// config (the resolved scenario, for what no column shows, such as a
+// --set topology.kind) that still tells apart runs agreeing on the keys
+// before it. Runs that differ only in seed fall in one group.
 func (r *Results) DefaultGroupBy() []string {
 	keys := []string{"scheduler", "cc"}
-	for _, c := range []string{"scenario", "workload", "load"} {
-		if r.differ(c) {
-			keys = append(keys, c)
-		}
-	}
 	for _, c := range r.Swept() {
 		if c != "nic.scheduler" && c != "cc.algorithm" {
 			keys = append(keys, c)
 		}
 	}
-	configs := map[string]string{} // values of keys -> a config seen with them
-	for _, run := range r.Runs {
-		id := strings.Join(run.values(keys), "\x00")
-		if c, ok := configs[id]; ok && c != run.Config {
-			return append(keys, "config")
+	for _, c := range []string{"scenario", "workload", "load", "config"} {
+		if r.splits(keys, c) {
+			keys = append(keys, c)
 		}
-		configs[id] = run.Config
 	}
 	return keys
 }
 
-// differ reports whether the runs have more than one value of column c.
-func (r *Results) differ(c string) bool {
-	for _, run := range r.Runs[min(1, len(r.Runs)):] {
-		a, _ := r.Runs[0].Value(c)
-		if b, _ := run.Value(c); a != b {
+// splits reports whether two runs with the same values of keys differ in
+// column c.
+func (r *Results) splits(keys []string, c string) bool {
+	seen := map[string]string{} // values of keys -> a value of c seen with them
+	for _, run := range r.Runs {
+		id := strings.Join(run.values(keys), "\x00")
+		v, _ := run.Value(c)
+		if prev, ok := seen[id]; ok && prev != v {
 			return true
 		}
+		seen[id] = v
 	}
 	return false
 }
