@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -21,16 +22,24 @@ import (
 
 // Plot draws the groups into one figure, written to w as "png" or "svg":
 // the p50 and the p99 slowdown per flow-size bucket against the bucket's
-// largest size (log x), the CDF of slowdown (log x), the mean and p99
-// slowdown per group, and the mean and p99 iteration time per group when
-// any group has training runs. Every panel has one series per group, in
-// the same colours.
+// largest size (log x, and log y where it spans more than a factor), the
+// CDF of slowdown (log x), the mean and p99 slowdown per group (log y),
+// the mean and p99 iteration time per group when any group has training
+// runs, and one legend, in a panel of its own, for the line panels, whose
+// series are one per group in the same styles. Log axes label 1, 2 and 5
+// of each decade when they span under three decades, every decade
+// otherwise. Without finished in-window flows (training runs only) the
+// slowdown panels are left out rather than drawn empty.
 func Plot(w io.Writer, format string, groups []*Group) error {
 	if len(groups) == 0 {
 		return ErrNoRuns
 	}
 	labels := legendLabels(groups)
 	var panels []*plot.Plot
+	flows := false
+	for _, g := range groups {
+		flows = flows || g.Analysis.Overall.Count > 0
+	}
 	for _, q := range []struct {
 		title string
 		stat  func(analysis.Summary) float64
@@ -38,23 +47,22 @@ func Plot(w io.Writer, format string, groups []*Group) error {
 		{"median slowdown by flow size", func(s analysis.Summary) float64 { return s.P50 }},
 		{"99th-percentile slowdown by flow size", func(s analysis.Summary) float64 { return s.P99 }},
 	} {
+		if !flows {
+			break // training runs only: their flows start after the window, so these panels would be empty
+		}
 		p, err := bySizePlot(q.title, groups, labels, q.stat)
 		if err != nil {
 			return err
 		}
 		panels = append(panels, p)
 	}
-	cdf, err := cdfPlot(groups, labels)
-	if err != nil {
-		return err
+	if flows {
+		cdf, err := cdfPlot(groups, labels)
+		if err != nil {
+			return err
+		}
+		panels = append(panels, cdf, dotPlot(groups, labels))
 	}
-	panels = append(panels, cdf)
-	bars, err := barPlot("slowdown per group (in-window flows, clamped at 1)", "slowdown (fct / ideal fct)", groups, labels,
-		func(g *Group) (float64, float64) { return g.Analysis.Overall.Mean, g.Analysis.Overall.P99 })
-	if err != nil {
-		return err
-	}
-	panels = append(panels, bars)
 	var training []*Group
 	var trainingLabels []string
 	for i, g := range groups {
@@ -70,6 +78,14 @@ func Plot(w io.Writer, format string, groups []*Group) error {
 			return err
 		}
 		panels = append(panels, it)
+	}
+	if len(panels) == 0 {
+		return errors.New("plot: no finished in-window flow and no training iteration to draw")
+	}
+	if flows {
+		// One legend for the line panels, in a panel of its own, so that
+		// no legend covers data.
+		panels = append(panels, legendPanel(labels))
 	}
 
 	const cols = 2
@@ -103,7 +119,7 @@ func Plot(w io.Writer, format string, groups []*Group) error {
 			}
 		}
 	}
-	_, err = c.WriteTo(w)
+	_, err := c.WriteTo(w)
 	return err
 }
 
@@ -132,15 +148,15 @@ func bySizePlot(title string, groups []*Group, labels []string, stat func(analys
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
 		return nil, err
 	}
+	p.Legend = plot.NewLegend() // the legend panel names the lines
 	// Slowdowns are clamped at 1 and tails span orders of magnitude: a log
 	// y axis keeps the well-behaved groups readable beside a bad tail.
 	if top > 1 {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}
 		p.Y.Label.Text = "slowdown (fct / ideal fct; log scale)"
 	}
 	p.Y.Min = 1
-	legendRoom(p, len(groups), top)
 	return p, nil
 }
 
@@ -182,9 +198,69 @@ func cdfPlot(groups []*Group, labels []string) (*plot.Plot, error) {
 	if err := plotutil.AddLines(p, args...); err != nil {
 		return nil, err
 	}
-	// The curves rise to the right: the legend goes bottom right.
-	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend = plot.NewLegend() // the legend panel names the lines
 	return p, nil
+}
+
+// legendPanel is a panel with no axes holding the legend of the line
+// panels: group i in plotutil's style i, as AddLinePoints drew it.
+func legendPanel(labels []string) *plot.Plot {
+	p := plot.New()
+	p.HideAxes()
+	p.Title.Text = "groups"
+	p.Legend.Top, p.Legend.Left = true, true
+	for i, l := range labels {
+		line, points, err := plotter.NewLinePoints(plotter.XYs{{X: 0, Y: 0}})
+		if err != nil {
+			continue
+		}
+		line.Color = plotutil.Color(i)
+		line.Dashes = plotutil.Dashes(i)
+		points.Color = plotutil.Color(i)
+		points.Shape = plotutil.Shape(i)
+		p.Legend.Add(l, line, points)
+	}
+	return p
+}
+
+// dotPlot marks the mean (circle) and p99 (triangle) slowdown of each
+// group on a log axis: means near 1 and tails in the hundreds are both
+// readable, as bars from zero on a linear axis are not.
+func dotPlot(groups []*Group, labels []string) *plot.Plot {
+	p := newPlot("mean (circles) and p99 (triangles) slowdown per group", "", "slowdown (fct / ideal fct, clamped at 1; log scale)")
+	p.Legend = plot.NewLegend()
+	top := 1.0
+	for k, stat := range []func(*Group) float64{
+		func(g *Group) float64 { return g.Analysis.Overall.Mean },
+		func(g *Group) float64 { return g.Analysis.Overall.P99 },
+	} {
+		var xys plotter.XYs
+		for i, g := range groups {
+			if v := stat(g); v >= 1 {
+				xys = append(xys, plotter.XY{X: float64(i), Y: v})
+				top = max(top, v)
+			}
+		}
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			continue // no group has the statistic
+		}
+		sc.Shape = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}}[k]
+		sc.Color = plotutil.Color(k)
+		sc.Radius = vg.Points(4)
+		p.Add(sc)
+	}
+	p.NominalX(labels...)
+	if len(groups) > 3 {
+		p.X.Tick.Label.Rotation = math.Pi / 8
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+	}
+	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
+	p.Y.Min, p.Y.Max = 1, max(top*1.2, 10)
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}
+	return p
 }
 
 // barPlot draws two bars per group, a mean and a p99, side by side.

@@ -170,6 +170,15 @@ func TestIterationsReportedAndPlotted(t *testing.T) {
 	if !strings.Contains(text.String(), "iteration time of training runs") || !strings.Contains(text.String(), "2.50ms") {
 		t.Errorf("report lacks the iteration table:\n%s", text.String())
 	}
+	// 12 in wide at 110 dpi; three rows of 4.5 in with the iteration panel.
+	if w, h := plotSize(t, groups); w != 1320 || h != 1485 {
+		t.Errorf("got a %dx%d PNG, want 1320x1485", w, h)
+	}
+}
+
+// plotSize draws groups as PNG and returns its size in pixels.
+func plotSize(t *testing.T, groups []*Group) (w, h int) {
+	t.Helper()
 	var img bytes.Buffer
 	if err := Plot(&img, "png", groups); err != nil {
 		t.Fatal(err)
@@ -178,10 +187,7 @@ func TestIterationsReportedAndPlotted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 12 in wide at 110 dpi; three rows of 4.5 in with the iteration panel.
-	if cfg.Width != 1320 || cfg.Height != 1485 {
-		t.Errorf("got a %dx%d PNG, want 1320x1485", cfg.Width, cfg.Height)
-	}
+	return cfg.Width, cfg.Height
 }
 
 func TestFormatAndCSV(t *testing.T) {
@@ -325,5 +331,28 @@ func TestDefaultGroupBySeparatesConfigs(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "(not averaged: 2 training workloads in one group; group by workload)") {
 		t.Errorf("report does not say why iterations are not averaged:\n%s", text.String())
+	}
+}
+
+// A report of training runs only draws the iteration panel, not four
+// empty slowdown panels; a cloud report draws its four slowdown panels and
+// a legend panel, so that no legend sits on the data (issue #15, first
+// use). Each row of panels is 4.5 in at 110 dpi.
+func TestPlotPanels(t *testing.T) {
+	train := &Results{Runs: []*RunResult{{Run: analysis.RunRecord{Scheduler: "fair", CC: "dcqcn", Workload: "collective:allreduce"},
+		Iterations: []analysis.IterationRecord{{DurationNs: 4e6}}}}}
+	_, cloud := collected(t)
+	for _, tc := range []struct {
+		name   string
+		res    *Results
+		height int
+	}{{"training only", train, 495}, {"cloud", cloud, 1485}} {
+		groups, err := tc.res.Group(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, h := plotSize(t, groups); w != 1320 || h != tc.height {
+			t.Errorf("%s: got a %dx%d PNG, want 1320x%d", tc.name, w, h, tc.height)
+		}
 	}
 }
