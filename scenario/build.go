@@ -413,8 +413,32 @@ func (d *driver) Fire(now engine.Time, _ uint8) {
 	m := s.Cluster.NewMessage(f.Src, f.Dst, f.Size)
 	m.Generator, m.Tag = f.Generator, f.Tag
 	s.Messages = append(s.Messages, m)
-	s.Cluster.Post(m)
+	if s.Scenario.Compat == CompatHPCCNS3 {
+		s.Engine.At(now, &ns3Start{c: s.Cluster, m: m}, 0)
+	} else {
+		s.Cluster.Post(m)
+	}
 	d.next()
+}
+
+// ns3Start posts a message two same-time events later, as ns-3 creates a
+// flow's QP (third.cc ScheduleFlowInputs installs an application, whose
+// Start and then StartApplication run as zero-delay events, the second
+// calling RdmaHw::AddQueuePair): so the QP opens after the events already
+// due at that ns, in the reference's order.
+type ns3Start struct {
+	c    *rnic.Cluster
+	m    *rnic.Message
+	hops int
+}
+
+// Fire implements engine.Handler.
+func (st *ns3Start) Fire(now engine.Time, _ uint8) {
+	if st.hops++; st.hops < 2 {
+		st.c.Sim.At(now, st, 0)
+		return
+	}
+	st.c.Post(st.m)
 }
 
 // Path returns the ideal-FCT inputs of a host pair, cached.

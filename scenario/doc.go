@@ -292,6 +292,11 @@
 //     QP-list scan with the index shift after finished QPs are dropped
 //     (rnic Compat.NS3Egress, sched/baselines NS3Fair); with scheduler fair
 //     only, the one ns-3 has.
+//   - Event order: each packet's delivery is scheduled when it is sent
+//     (fabric.Config.NS3EventOrder), and a flow's QP opens two same-time
+//     events after its start, after the events already due then, as
+//     third.cc's application start does.
+//   - INT: byte and queue fields in ns-3's units (fabric.Config.INTBytesUnit).
 //
 // With compat: none (the default) none of this runs, and results are
 // unchanged.

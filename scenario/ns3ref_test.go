@@ -360,3 +360,28 @@ func TestNS3ReplayWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestCompatField: compat is validated, prints in the resolved scenario
+// and reads back.
+func TestCompatField(t *testing.T) {
+	_, err := Parse("scenario.yaml", []byte("seed: 1\ncompat: ns3\n"), nil)
+	if want := `scenario.yaml:2: compat: unknown compat profile "ns3" (valid: none, hpcc-ns3)`; err == nil || err.Error() != want {
+		t.Errorf("got error %v, want %q", err, want)
+	}
+	for _, v := range []string{CompatNone, CompatHPCCNS3} {
+		s, err := Load("default", []string{"compat=" + v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(s.YAML(), []byte("\ncompat: "+v+"\n")) {
+			t.Errorf("compat %s: not in the printed scenario", v)
+		}
+		back, err := Parse("back.yaml", s.YAML(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Compat != v {
+			t.Errorf("printed and read back: compat %q, want %q", back.Compat, v)
+		}
+	}
+}
