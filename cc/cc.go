@@ -16,6 +16,10 @@ type Env struct {
 	BaseRTT engine.Time // maxRtt of the topology (HPCC's T when GLOBAL_T = 1)
 	BDP     int64       // maxBdp of the topology, bytes (window base W)
 	MTU     int64       // payload bytes per full packet
+	// NS3Arith asks an algorithm to compute in the reference model's
+	// units and operation order where its floating-point results could
+	// differ in the last bits (scenario compat: hpcc-ns3; HPCC uses it).
+	NS3Arith bool
 }
 
 // Feedback is one ACK or NACK as the sender sees it.

@@ -44,11 +44,14 @@ type Config struct {
 	// reference model does (engine.Rate.TxTimeWholeNs; qbb-net-device.cc
 	// QbbNetDevice::TransmitStart). Off, times are exact in ps.
 	WholeNs bool
-	// NS3EventOrder schedules each packet's delivery when its
-	// transmission starts, as ns-3's channel does (QbbChannel::
-	// TransmitStart), so that deliveries due at the same ns run in the
-	// reference's order: by when they were sent. Off, a link keeps only
-	// its next delivery in the event queue (same times, fewer events).
+	// NS3EventOrder schedules each packet's delivery and the end of its
+	// transmission when the transmission starts, as ns-3 does
+	// (QbbNetDevice::TransmitStart schedules TransmitComplete, then
+	// QbbChannel::TransmitStart the peer's Receive), so that events due at
+	// the same ns run in the reference's order. Off, a link keeps only its
+	// next delivery in the event queue, and a port whose queue emptied
+	// schedules its transmitter only when a packet arrives (same times,
+	// fewer events).
 	NS3EventOrder bool
 
 	Router Router // nil: ECMP with salt 0

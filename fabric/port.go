@@ -65,7 +65,7 @@ type Port struct {
 	strict      uint8 // bit c: class c is served by strict priority
 	stampIN     bool
 	rrClass     uint8
-	eventPerPkt bool // Config.NS3EventOrder: one delivery event per packet, scheduled at transmit
+	eventPerPkt bool // Config.NS3EventOrder: per packet a delivery and a tx-done event, scheduled at transmit
 
 	// One cache line per class.
 	cls [NumClasses]classQ
@@ -199,7 +199,7 @@ func (pt *Port) transmit(now engine.Time) {
 	if pt.source != nil {
 		more = pt.source.HasMore()
 	}
-	if more {
+	if more || pt.eventPerPkt { // ns-3 always schedules TransmitComplete at TransmitStart
 		pt.txPending = true
 		pt.sim.At(end, pt, evTxDone)
 	}

@@ -237,7 +237,7 @@ func Build(s *Scenario) (*Sim, error) {
 		CNPInterval:  engine.Time(s.NIC.CNPInterval),
 		CC:           spec,
 		CCEnv: cc.Env{LineRate: hostRate, BaseRTT: rtt, BDP: bdp,
-			MTU: mtu},
+			MTU: mtu, NS3Arith: ns3},
 	}
 	if ns3 {
 		ncfg.Compat = rnic.Compat{PairPorts: true, WholeNsPacing: true, RepaceOnlyHPCC: true,

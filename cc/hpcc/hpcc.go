@@ -253,6 +253,9 @@ func (q *QP) hopUtil(h, old *fabric.INTHop) (u, tau float64, ok bool) {
 	if d <= 0 || bytes < 0 || h.LineRate <= 0 {
 		return 0, 0, false
 	}
+	if q.env.NS3Arith {
+		return q.hopUtilNS3(h, old, d, bytes)
+	}
 	tau = float64(d)
 	// (tx rate in bit/s + queue term) / B_i, with tau in ps: two divisions
 	// per hop instead of the reference's four.
@@ -263,11 +266,35 @@ func (q *QP) hopUtil(h, old *fabric.INTHop) (u, tau float64, ok bool) {
 	return x / float64(h.LineRate), tau, true
 }
 
+// hopUtilNS3 is hopUtil in rdma-hw.cc UpdateRateHp's units and order of
+// operations (cc.Env.NS3Arith): tau in whole ns, duration = tau*1e-9 s,
+// txRate = bytes*8/duration, u = txRate/B + qlen*R_max/B/W; tau is
+// returned in ns, for ewma's ns arithmetic.
+func (q *QP) hopUtilNS3(h, old *fabric.INTHop, d engine.Time, bytes int64) (u, tau float64, ok bool) {
+	tauNs := uint64(d / engine.Nanosecond)
+	if tauNs == 0 {
+		return 0, 0, false
+	}
+	duration := float64(tauNs) * 1e-9
+	txRate := float64(uint64(bytes)*8) / duration
+	u = txRate / float64(h.LineRate)
+	if q.env.BDP > 0 {
+		u += float64(min(h.QLen, old.QLen)) * float64(q.env.LineRate) / float64(h.LineRate) / float64(q.env.BDP)
+	}
+	return u, float64(tauNs), true
+}
+
 // ewma is U = (U*(T - dt) + u*dt)/T with dt capped at T. A zero T (no base
-// RTT given) makes each sample replace U.
+// RTT given) makes each sample replace U. With NS3Arith, T and dt are
+// whole ns as in UpdateRateHp (uint64 m_baseRtt - dt, then doubles).
 func (q *QP) ewma(old, u, dt float64) float64 {
 	if q.t <= 0 {
 		return u
+	}
+	if q.env.NS3Arith {
+		t := uint64(q.env.BaseRTT / engine.Nanosecond)
+		d := min(uint64(dt), t)
+		return (old*float64(t-d) + u*float64(d)) / float64(t)
 	}
 	dt = min(dt, q.t)
 	return (old*(q.t-dt) + u*dt) / q.t
