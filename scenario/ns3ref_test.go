@@ -331,7 +331,7 @@ func TestNS3ReplayWindow(t *testing.T) {
 	}{
 		// The first four flows of flows.txt: 11,520, 14,912, 117,488 and
 		// 14,146 ns with DCQCN; 11,688, 15,280 and 14,638 with HPCC, whose
-		// third (1.1 MB, 140,113 ns in ns-3) dcsim finishes 0.4% later.
+		// third (1.1 MB, 140,113 ns in ns-3) dcsim finishes 0.3% later.
 		{"dcqcn", 0.15, [][3]int{{13, 79, 10000}, {91, 20, 10000}, {125, 34, 10000}, {124, 41, 10000}}},
 		{"hpcc", 0.05, [][3]int{{13, 79, 10000}, {91, 20, 10000}, {124, 41, 10000}}},
 	} {
