@@ -251,11 +251,7 @@ func dotPlot(groups []*Group, labels []string) *plot.Plot {
 		p.Add(sc)
 	}
 	p.NominalX(labels...)
-	if len(groups) > 3 {
-		p.X.Tick.Label.Rotation = math.Pi / 8
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-	}
+	rotateLabels(p, len(groups))
 	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
 	p.Y.Min, p.Y.Max = 1, max(top*1.2, 10)
 	p.Y.Scale = plot.LogScale{}
@@ -289,14 +285,24 @@ func barPlot(title, ylabel string, groups []*Group, labels []string, stat func(*
 		p.Legend.Add(series.name, b)
 	}
 	p.NominalX(labels...)
-	if len(groups) > 3 {
-		p.X.Tick.Label.Rotation = math.Pi / 8
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-	}
+	rotateLabels(p, len(groups))
 	p.Y.Min = 0
 	legendRoom(p, 2, top)
 	return p, nil
+}
+
+// rotateLabels slants the group names under a panel of n groups so that
+// they do not run into each other: a little for a few, steeply for many.
+func rotateLabels(p *plot.Plot, n int) {
+	if n <= 3 {
+		return
+	}
+	p.X.Tick.Label.Rotation = math.Pi / 8
+	if n > 6 {
+		p.X.Tick.Label.Rotation = math.Pi / 3
+	}
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
 }
 
 // legendRoom raises the top of the y axis so that a legend of n entries
