@@ -50,8 +50,11 @@ grid (cartesian product) and/or a zip (lists varied together) of values:
 Each point is the base with set and its values applied as --set arguments,
 and runs into --out/HASH, where HASH is the resolved scenario's hash.
 A point whose run.parquet exists is skipped (a re-run resumes), unless
---force. A failing point leaves error.txt in its directory and the others
-go on; the exit status is then 1. Swept values become run.parquet columns
+--force. Each point runs in a process of its own with a memory budget
+(--point-memory, default the machine's memory / workers). A failing point,
+one that passes its budget, crashes or is killed, leaves error.txt in its
+directory and the others go on; the exit status is then 1. --point I runs
+point I alone in the foreground. Swept values become run.parquet columns
 named by their dotted path.
 
 --shard I/N runs only the points whose index modulo N is I: N tasks with
