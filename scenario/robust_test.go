@@ -306,3 +306,26 @@ func mustBuild(t *testing.T, name string, sets ...string) *Sim {
 	}
 	return sim
 }
+
+// A flow-list flow 20 days in, under drain_limit: never, runs in a few
+// events: the run loop skips idle chunks instead of stepping through 1.7e10
+// of them; a start after engine.MaxSpan is rejected (issue #15, item 1).
+func TestLateFlowSkipsIdleTime(t *testing.T) {
+	dir := t.TempDir()
+	late := filepath.Join(dir, "late.csv")
+	os.WriteFile(late, []byte("src,dst,size_bytes,start_ns\n0,1,1000,1728000000000000\n"), 0o644)
+	res := mustBuild(t, "default", "topology.kind=star", "topology.hosts=4", "workload.kind=flowlist",
+		"workload.flowlist.file="+late, "drain_limit=never").Run(Options{})
+	if !res.Drained || res.Run.FlowsDone != 1 || res.Run.Events > 100 {
+		t.Errorf("got drained %v, %d flows done, %d events; want the one flow done in under 100 events", res.Drained, res.Run.FlowsDone, res.Run.Events)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("src,dst,size_bytes,start_ns\n0,1,1000,9000000000000000\n"), 0o644)
+	s, err := Load("default", []string{"topology.kind=star", "topology.hosts=4", "workload.kind=flowlist", "workload.flowlist.file=" + bad})
+	if err == nil {
+		_, err = Build(s)
+	}
+	if err == nil || !strings.Contains(err.Error(), "bad.csv:2: column start_ns: 9000000000000000 ns is after 2^61 ps (26.7 days)") {
+		t.Errorf("start after MaxSpan: got %v", err)
+	}
+}

@@ -124,5 +124,8 @@ func parseStartNS(s string) (engine.Time, error) {
 	if err != nil {
 		return 0, fmt.Errorf("want a non-negative number of ns with at most 3 decimals, got %q", s)
 	}
+	if t > engine.MaxSpan {
+		return 0, fmt.Errorf("%s ns is after 2^61 ps (26.7 days), the latest time a run can represent", s)
+	}
 	return t, nil
 }
