@@ -133,17 +133,28 @@ func ns3Key(src, dst int, tag string) [3]int {
 // stop and the given compat profile.
 func ns3Replay(t testing.TB, cc, compat string, stop engine.Time) *Scenario {
 	t.Helper()
-	file := filepath.Join(ns3Dir, "flows.csv")
-	if stop != engine.Never {
-		file = filepath.Join(t.TempDir(), "flows.csv")
-		var buf bytes.Buffer
-		if err := cloud.WriteFlowList(&buf, replayFlows(t, stop)); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if stop == engine.Never {
+		return ns3ReplayFile(t, cc, compat, filepath.Join(ns3Dir, "flows.csv"))
 	}
+	return ns3ReplayFlows(t, cc, compat, replayFlows(t, stop))
+}
+
+// ns3ReplayFlows is the replay scenario for cc with the given flows.
+func ns3ReplayFlows(t testing.TB, cc, compat string, flows []cloud.Flow) *Scenario {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "flows.csv")
+	var buf bytes.Buffer
+	if err := cloud.WriteFlowList(&buf, flows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ns3ReplayFile(t, cc, compat, file)
+}
+
+func ns3ReplayFile(t testing.TB, cc, compat, file string) *Scenario {
+	t.Helper()
 	s, err := Load(filepath.Join(ns3Dir, "replay-"+cc+".yaml"), []string{
 		"topology.file=" + filepath.Join(ns3Dir, "topology.txt"),
 		"workload.flowlist.file=" + file,
@@ -311,6 +322,61 @@ func TestNS3ReplayFull(t *testing.T) {
 				t.Logf("%s, compat %s, seed %d: %v", cc, compat, s.Seed, c)
 			}
 		}
+	}
+}
+
+// TestNS3ReplayJitter measures how much of the per-flow difference from
+// ns-3 one nanosecond explains (DCSIM_LONG=1): the full replay with the
+// profile, then again with one flow (DCSIM_NS3_SHIFT, indices into
+// flows.txt; default 2, flow 125->34) starting 1 ns later. Each run is
+// compared with ns-3, and the shifted runs with the unshifted one flow by
+// flow. DCSIM_NS3_CC=dcqcn|hpcc (default hpcc) and DCSIM_NS3_SEEDS pick
+// the runs.
+func TestNS3ReplayJitter(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("DCSIM_LONG=1 runs the full ns-3 replay")
+	}
+	cc, shifts, seed := "hpcc", []string{"2"}, uint64(1)
+	if v := os.Getenv("DCSIM_NS3_CC"); v != "" {
+		cc = v
+	}
+	if v := os.Getenv("DCSIM_NS3_SHIFT"); v != "" {
+		shifts = strings.Split(v, ",")
+	}
+	if v := os.Getenv("DCSIM_NS3_SEEDS"); v != "" {
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flows := replayFlows(t, engine.Never)
+	run := func(fs []cloud.Flow) ns3Comparison {
+		s := ns3ReplayFlows(t, cc, CompatHPCCNS3, fs)
+		s.Seed = seed
+		return compareNS3(t, s, cc, engine.Never)
+	}
+	base := run(flows)
+	t.Logf("%s, seed %d, unshifted: %v", cc, seed, base)
+	for _, v := range shifts {
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i >= len(flows) {
+			t.Fatalf("DCSIM_NS3_SHIFT: bad flow index %q", v)
+		}
+		fs := append([]cloud.Flow(nil), flows...)
+		fs[i].Start += engine.Nanosecond
+		c := run(fs)
+		exact, within := 0, 0
+		for k, f := range c.fct {
+			b := base.fct[k]
+			if f[0] == b[0] {
+				exact++
+			}
+			if math.Abs(float64(f[0])/float64(b[0])-1) <= 0.05 {
+				within++
+			}
+		}
+		t.Logf("%s, seed %d, flow %d (%d->%d) 1 ns later: %d flows as the unshifted run: %d exact, %d within 5%%; against ns-3: %v",
+			cc, seed, i, fs[i].Src, fs[i].Dst, len(c.fct), exact, within, c)
 	}
 }
 
