@@ -18,7 +18,8 @@ type Env struct {
 	MTU     int64       // payload bytes per full packet
 	// NS3Arith asks an algorithm to compute in the reference model's
 	// units and operation order where its floating-point results could
-	// differ in the last bits (scenario compat: hpcc-ns3; HPCC uses it).
+	// differ in the last bits, and in its order of same-ns events
+	// (scenario compat: hpcc-ns3; HPCC and DCQCN use it).
 	NS3Arith bool
 }
 
@@ -35,6 +36,10 @@ type Feedback struct {
 	// INT holds the echoed hop records, source to destination, when the
 	// algorithm asked for INT; nil otherwise. Only valid during the call.
 	INT []fabric.INTHop
+	// Scheduled is when the ACK's arrival was scheduled: the start of its
+	// transmission on the last link, as ns-3's channel schedules Receive.
+	// Set only with Env.NS3Arith (for same-ns event order); 0 otherwise.
+	Scheduled engine.Time
 }
 
 // Algorithm is one QP's congestion-control state machine. It is pure: it

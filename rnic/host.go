@@ -761,6 +761,9 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	if c.Cfg.CC.NeedsINT {
 		fb.INT = p.Hops()
 	}
+	if c.Cfg.CCEnv.NS3Arith { // the peer's transmission began a link delay and a serialization ago
+		fb.Scheduled = now - h.port.Delay - h.port.TxTime(int64(p.Size))
+	}
 	qp.cc.OnAck(fb)
 	fb.INT = nil
 	if adv > 0 && c.Cfg.RTO > 0 {

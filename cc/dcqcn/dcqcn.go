@@ -195,9 +195,25 @@ func New(p Params, env cc.Env) *QP {
 
 // OnAck handles an ACK or NACK: its CNP flag (ECE) is a CNP.
 func (q *QP) OnAck(fb *cc.Feedback) {
-	q.advance(fb.Now)
+	now := fb.Now
+	if fb.ECE && q.env.NS3Arith && q.started && fb.Scheduled < now-q.period[alphaTimer] {
+		// ns-3 runs same-ns events in the order they were scheduled. This
+		// ACK's Receive was scheduled before an alpha update due now
+		// (scheduled one period ago by the previous one), so that update
+		// sees this CNP (rdma-hw.cc ReceiveAck, cnp_received_mlx,
+		// UpdateAlphaMlx). With the reference's whole-µs periods the
+		// decrease and increase checks never fall on this ns: they run
+		// 1 ns off the alpha grid.
+		q.advance(now - 1)
+		if q.next[alphaTimer] == now && q.next[decreaseTimer] != now && q.next[increaseTimer] != now {
+			q.cnp(now)
+			q.advance(now)
+			return
+		}
+	}
+	q.advance(now)
 	if fb.ECE {
-		q.cnp(fb.Now)
+		q.cnp(now)
 	}
 }
 

@@ -507,3 +507,32 @@ func TestYAMLKeys(t *testing.T) {
 		t.Errorf("yaml keys = %v, want %v", got, want)
 	}
 }
+
+// TestNS3AlphaTieOrder: a CNP-carrying ACK that arrives on the ns of an
+// alpha update. ns-3 runs same-ns events in scheduling order; the ACK's
+// Receive was scheduled at its last hop's transmit start (here 1,003 ns
+// earlier), before the alpha update (1 µs earlier), so that update sees
+// the CNP: alpha = (1-g)^2 + g at 2 µs. dcsim's default applies the
+// update first: (1-g)^2, with the CNP left for the next one.
+func TestNS3AlphaTieOrder(t *testing.T) {
+	p := DefaultParams(env100.LineRate)
+	g := p.EWMAGain
+	for _, c := range []struct {
+		ns3       bool
+		scheduled engine.Time
+		want      float64
+	}{
+		{true, 2*us - 1003*engine.Nanosecond, (1-g)*(1-g) + g},
+		{true, 2*us - 1000*engine.Nanosecond, (1 - g) * (1 - g)}, // scheduled with the update: not before it
+		{false, 0, (1 - g) * (1 - g)},
+	} {
+		env := env100
+		env.NS3Arith = c.ns3
+		q := New(p, env)
+		q.OnCNP(0) // alpha = 1, updates every 1 µs from 1 µs
+		q.OnAck(&cc.Feedback{Now: 2 * us, ECE: true, Scheduled: c.scheduled})
+		if got := q.Alpha(); got != c.want {
+			t.Errorf("ns3 %v, scheduled %v: alpha after the tie = %v, want %v", c.ns3, c.scheduled, got, c.want)
+		}
+	}
+}

@@ -46,6 +46,19 @@
 // at once fire in the order they were armed (as ns-3 does), and timers
 // armed at the same instant in the order alpha, decrease, increase.
 //
+// With cc.Env.NS3Arith (scenario compat: hpcc-ns3) a CNP-carrying ACK
+// and an alpha update on the same ns run in ns-3's order instead. ns-3
+// runs same-time events in the order they were scheduled; the update was
+// scheduled one alpha period earlier (UpdateAlphaMlx schedules the next),
+// the ACK's Receive when its last hop began sending it, a link delay and
+// a serialization earlier (qbb-channel.cc TransmitStart; rnic sets
+// cc.Feedback.Scheduled). When the ACK was scheduled first, as with the
+// reference's 1 µs links and 1 µs alpha period, ReceiveAck's
+// cnp_received_mlx runs first and that update counts the CNP: alpha
+// becomes (1-g)*alpha + g at once, where the default decays it and counts
+// the CNP one period later. Decrease and increase checks were scheduled
+// 4 and 300 µs earlier, before any ACK, and keep firing first.
+//
 // # Parameters
 //
 // Defaults are `run.py --cc dcqcn` (dcsim's default); bw is the NIC rate in
