@@ -128,6 +128,18 @@ func (p *piece) density(x float64) float64 {
 	return 0
 }
 
+// maxDensity returns the largest density of d's continuous pieces, per
+// byte (an exponential piece is densest at its lower end).
+func (d *Dist) maxDensity() float64 {
+	m := 0.0
+	for i := range d.pieces {
+		if p := &d.pieces[i]; p.continuous() {
+			m = math.Max(m, p.density(p.lo))
+		}
+	}
+	return m
+}
+
 // Dist is a job-size distribution in bytes. It is immutable and safe for
 // concurrent use.
 type Dist struct {

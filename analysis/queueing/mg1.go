@@ -94,6 +94,14 @@ func newMG1(d *Dist, rate, lambda float64) (*MG1, error) {
 	if !(load < 1) {
 		return nil, fmt.Errorf("queueing: load %g: the queue is unstable (want load < 1)", load)
 	}
+	// The SRPT and LAS slowdown integrands reach density(x) times at most
+	// rho/(2(1-rho)^2) + 1/(1-rho) (E[min(X,x)^2] <= x E[min(X,x)] and
+	// rho(x) <= rho): a piece so narrow and a load so close to 1 that this
+	// product overflows float64 (with the quadrature's sum of 15 terms)
+	// cannot be integrated, so such a queue is refused up front.
+	if b := d.maxDensity() * (load/(2*(1-load)*(1-load)) + 1/(1-load)); !(b <= math.MaxFloat64/1024) {
+		return nil, fmt.Errorf("queueing: load %g: a size density of %g per byte at this load overflows float64", load, d.maxDensity())
+	}
 	// 1 - rho(t) carries an absolute rounding error of about eps, so the
 	// integrands are only known to a relative eps/(1-rho): near rho = 1
 	// the tolerance follows (64 eps/(1-rho) exceeds 1e-11 above 0.9986).
@@ -159,7 +167,10 @@ func (q *MG1) Means(p Policy) (Means, error) {
 		resp, slow = q.dist.Mean()/(1-q.load), 1/(1-q.load)
 	case FCFS:
 		w := q.fcfsWait()
-		resp, slow = q.dist.Mean()+w, 1+w*q.dist.MeanInverse()
+		resp, slow = q.dist.Mean()+w, 1
+		if w > 0 { // an empty queue (load 0) waits 0 even where E[1/X] is +Inf
+			slow += w * q.dist.MeanInverse()
+		}
 	case SRPT:
 		resp, slow, err = q.srptMeans()
 	case LAS:
