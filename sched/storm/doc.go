@@ -138,6 +138,9 @@
 //     that many base RTTs while a candidate waits for its slot is
 //     released (storm.grants_released; a revocation at the bytes
 //     received) and parked as long again before it is a candidate again.
+//     One release check is pending at a time, so the release comes when
+//     the occupant has been idle release_after and at the latest
+//     release_after after a candidate began to wait.
 //     This is the counterpart of pHost's token expiry and downgrading of
 //     unresponsive senders (REFERENCE.md 6.5): a grant that is not used
 //     goes to someone who can use it. Two RTTs: a grant used at once
