@@ -7,16 +7,11 @@ import (
 	"strconv"
 
 	"github.com/dcsim/dcsim/cc"
-	"github.com/dcsim/dcsim/cc/dcqcn"
-	"github.com/dcsim/dcsim/cc/dctcp"
 	"github.com/dcsim/dcsim/cc/hpcc"
-	"github.com/dcsim/dcsim/cc/none"
-	"github.com/dcsim/dcsim/cc/timely"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/sched/baselines"
-	"github.com/dcsim/dcsim/sched/storm"
 	"github.com/dcsim/dcsim/transport/rocev2"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
@@ -45,52 +40,6 @@ type pathInfo struct {
 	bottleneck engine.Rate
 }
 
-// schedFactory builds a registered scheduler for every host from its
-// decoded params; bdp is the topology's maxBdp at the scenario's MTU.
-type schedFactory func(s *Scenario, params any, bdp int64) (func(h *rnic.Host) rnic.Scheduler, error)
-
-// schedulerFactories build each registered scheduler.
-var schedulerFactories = map[string]schedFactory{
-	"fair": func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
-		if s.Compat == CompatHPCCNS3 {
-			return func(*rnic.Host) rnic.Scheduler { return baselines.NewNS3Fair(uint8(s.NIC.DataClass)) }, nil
-		}
-		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(uint8(s.NIC.DataClass)) }, nil
-	},
-	"fair-message": func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
-		return func(*rnic.Host) rnic.Scheduler { return baselines.NewFairMessage(uint8(s.NIC.DataClass)) }, nil
-	},
-	"srpt": func(s *Scenario, params any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
-		p := *params.(*baselines.SRPTParams)
-		if len(p.Thresholds) == 0 {
-			t, err := workloadSplit(s, fabric.NumClasses-1, "", baselines.DefaultSRPTParams().Thresholds)
-			if err != nil {
-				return nil, fmt.Errorf("nic.srpt.thresholds: %v", err)
-			}
-			p.Thresholds = t
-		}
-		return baselines.NewSRPT(p), nil
-	},
-	"pias": func(s *Scenario, params any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
-		p := *params.(*baselines.PIASParams)
-		if len(p.Thresholds) == 0 {
-			t, err := workloadSplit(s, 4, "pias", baselines.DefaultPIASParams().Thresholds)
-			if err != nil {
-				return nil, fmt.Errorf("nic.pias.thresholds: %v", err)
-			}
-			p.Thresholds = t
-		}
-		return baselines.NewPIAS(p), nil
-	},
-	"storm":        stormFactory,
-	"storm-sender": stormFactory,
-	"storm-sw":     stormFactory,
-}
-
-func stormFactory(_ *Scenario, params any, bdp int64) (func(*rnic.Host) rnic.Scheduler, error) {
-	return storm.New(*params.(*storm.Params), storm.Env{BDP: bdp}), nil
-}
-
 // workloadSplit derives size thresholds for a size-aware scheduler from
 // the main workload: PIAS's published table for that distribution when
 // table is "pias" and one exists (REFERENCE 6.4), else the equal-count
@@ -111,15 +60,6 @@ func workloadSplit(s *Scenario, levels int, table string, fallback []int64) ([]i
 		return nil, err
 	}
 	return baselines.EqualSplit(cdf.Quantile, levels)
-}
-
-// ccSpecs turn each registered algorithm's decoded params into a cc.Spec.
-var ccSpecs = map[string]func(params any) cc.Spec{
-	"none":   func(any) cc.Spec { return none.Spec(none.Params{}) },
-	"dcqcn":  func(p any) cc.Spec { return dcqcn.Spec(*p.(*dcqcn.Params)) },
-	"hpcc":   func(p any) cc.Spec { return hpcc.Spec(*p.(*hpcc.Params)) },
-	"timely": func(p any) cc.Spec { return timely.Spec(*p.(*timely.Params)) },
-	"dctcp":  func(p any) cc.Spec { return dctcp.Spec(*p.(*dctcp.Params)) },
 }
 
 // buildTopology makes the scenario's graph.
@@ -164,16 +104,9 @@ func Build(s *Scenario) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	ccMake, ok := ccSpecs[s.CC.Algorithm]
-	if !ok {
-		return nil, fmt.Errorf("cc.algorithm: %q has no implementation", s.CC.Algorithm)
-	}
+	alg := mustPlugin(algorithms, s.CC.Algorithm)
 	hostRate := engine.Rate(s.Topology.HostLink)
-	spec := ccMake(s.CC.Params)
-	schedMake, ok := schedulerFactories[s.NIC.Scheduler]
-	if !ok {
-		return nil, fmt.Errorf("nic.scheduler: %q has no implementation", s.NIC.Scheduler)
-	}
+	spec := alg.Spec(s.CC.Params)
 	if s.Switch.PFCPauseExpiry {
 		return nil, fmt.Errorf("switch.pfc_pause_expiry: true is not supported yet (receivers hold a pause until RESUME, as the reference model does)")
 	}
@@ -208,10 +141,9 @@ func Build(s *Scenario) (*Sim, error) {
 	if spec.NeedsINT && !fcfg.INT {
 		return nil, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
 	}
-	fcfg.Router = fabric.ECMP{Salt: eng.Rand("ecmp").Uint32()}
 	ns3 := s.Compat == CompatHPCCNS3
+	fcfg.Router = routerFor(s).New(eng, topo)
 	if ns3 {
-		fcfg.Router = fabric.NewNS3ECMP(topo)
 		fcfg.WholeNs, fcfg.NS3EventOrder = true, true
 		if p, ok := s.CC.Params.(*hpcc.Params); ok {
 			fcfg.INTBytesUnit, fcfg.INTQLenUnit = 128*p.INTMulti, 80*p.INTMulti // int-header.h IntHop
@@ -249,10 +181,10 @@ func Build(s *Scenario) (*Sim, error) {
 	if s.NIC.CNP == CNPPacket {
 		ncfg.CNP = rnic.CNPPacket
 	}
-	if !mustPlugin(algorithms, s.CC.Algorithm).ReactsToECN {
+	if !alg.ReactsToECN {
 		ncfg.CNP = rnic.CNPNone // marks still happen; no CNP goes to a CC that ignores it
 	}
-	newSched, err := schedMake(s, s.NIC.Params, bdp)
+	newSched, err := mustPlugin(schedulers, s.NIC.Scheduler).NewScheduler(s, s.NIC.Params, bdp)
 	if err != nil {
 		return nil, err
 	}

@@ -313,10 +313,18 @@
 // # Plug-ins
 //
 // Schedulers and congestion-control algorithms are selected by name from
-// two tables in registry.go (no init side effects). Each entry is a Plugin:
-// a name, a line of documentation, a function that returns its parameter
-// struct filled with defaults for a line rate, and an optional check.
-// Adding an implementation is one line in the table.
+// two tables in registry.go (no init side effects). Each entry is a Plugin
+// and carries all the scenario needs of the implementation: a name, a line
+// of documentation, a function that returns its parameter struct filled
+// with defaults for a line rate, an optional check, its constructor
+// (NewScheduler for a scheduler, Spec for an algorithm) and, for a
+// scheduler, its run.parquet counters. Adding an implementation is one
+// entry in the table plus its own package; TestTestOnlySchedulerRuns
+// registers a scheduler that exists only in the test and runs it end to
+// end. SRPT's and PIAS's "thresholds: [] = from the workload" rule is
+// written once (sizePlugin). The fabric's routers are a third table
+// (routers), selected by the compat profile: ecmp, and the reference
+// model's hash under compat: hpcc-ns3.
 //
 // # Paths to files
 //

@@ -3,14 +3,18 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/cc/dcqcn"
 	"github.com/dcsim/dcsim/cc/dctcp"
 	"github.com/dcsim/dcsim/cc/hpcc"
+	"github.com/dcsim/dcsim/cc/none"
 	"github.com/dcsim/dcsim/cc/timely"
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/sched/baselines"
 	"github.com/dcsim/dcsim/sched/storm"
 )
@@ -19,7 +23,11 @@ import (
 // scheduler (nic.scheduler) or a congestion-control algorithm
 // (cc.algorithm). Its knobs live in a sub-map under its own name
 // (nic.storm: {...}, cc.dcqcn: {...}), decoded strictly into the struct
-// that Params returns.
+// that Params returns. An entry carries everything the scenario needs of
+// the implementation: its name, doc line, parameters with their defaults,
+// their validation, its constructor and its run.parquet counters; adding
+// an implementation is one entry in this file plus its own package
+// (TestTestOnlySchedulerRuns registers one and runs it end to end).
 type Plugin struct {
 	// Name is what nic.scheduler or cc.algorithm says, and the key of the
 	// sub-map; lower case, words joined by '-'.
@@ -38,6 +46,20 @@ type Plugin struct {
 	// checks nothing. A *FieldError's Path is relative to the sub-map
 	// ("slots_backlog"), so the error lands on that field's line.
 	Validate func(params any) error
+
+	// NewScheduler, for a scheduler, builds every host's scheduler from
+	// the decoded params of a validated scenario; bdp is the topology's
+	// maxBdp at the scenario's MTU. An error names the field.
+	NewScheduler func(s *Scenario, params any, bdp int64) (func(h *rnic.Host) rnic.Scheduler, error)
+	// Counters, for a scheduler, sums its component counters over the
+	// hosts for run.parquet's counters map; nil has none. Every registered
+	// scheduler's counters are reported, whichever one runs, so that the
+	// counters map has the same keys in every run.
+	Counters func(hosts []*rnic.Host) map[string]int64
+
+	// Spec, for a congestion-control algorithm, is the cc.Spec of the
+	// decoded params.
+	Spec func(params any) cc.Spec
 	// ECN, for a congestion-control algorithm, is the switch marking its
 	// reference runs use (REFERENCE.md 3.4), given at ECN.BaseRate: it
 	// replaces the switch.ecn defaults for each of kmin, kmax and pmax the
@@ -56,29 +78,27 @@ type NoParams struct{}
 
 func noParams(engine.Rate) any { return &NoParams{} }
 
-// schedulers are the RNIC schedulers, in listing order. Adding one is one
-// line here.
+// schedulers are the RNIC schedulers, in listing order.
 var schedulers = []Plugin{
-	{Name: "fair", Doc: "packet-level round robin over QPs, all data in one class (reference model)", Params: noParams},
-	{Name: "fair-message", Doc: "round robin over QPs, serving a whole message before moving on", Params: noParams},
-	{Name: "srpt", Doc: "NIC SRPT: least remaining bytes first, classes by remaining size (thresholds [] = equal split of the workload's CDF)",
-		Params: func(engine.Rate) any { p := baselines.DefaultSRPTParams(); p.Thresholds = nil; return &p },
-		Validate: func(params any) error {
-			p := *params.(*baselines.SRPTParams)
-			if len(p.Thresholds) == 0 {
-				p.Thresholds = baselines.DefaultSRPTParams().Thresholds
+	{Name: "fair", Doc: "packet-level round robin over QPs, all data in one class (reference model)", Params: noParams,
+		NewScheduler: func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+			class := uint8(s.NIC.DataClass)
+			if s.Compat == CompatHPCCNS3 {
+				return func(*rnic.Host) rnic.Scheduler { return baselines.NewNS3Fair(class) }, nil
 			}
-			return fieldError(p.Validate())
+			return func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(class) }, nil
 		}},
-	{Name: "pias", Doc: "PIAS: MLFQ by bytes sent (thresholds [] = the PIAS table for the workload, else its equal split into 4)",
-		Params: func(engine.Rate) any { p := baselines.DefaultPIASParams(); p.Thresholds = nil; return &p },
-		Validate: func(params any) error {
-			p := *params.(*baselines.PIASParams)
-			if len(p.Thresholds) == 0 {
-				p.Thresholds = baselines.DefaultPIASParams().Thresholds
-			}
-			return fieldError(p.Validate())
+	{Name: "fair-message", Doc: "round robin over QPs, serving a whole message before moving on", Params: noParams,
+		NewScheduler: func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+			class := uint8(s.NIC.DataClass)
+			return func(*rnic.Host) rnic.Scheduler { return baselines.NewFairMessage(class) }, nil
 		}},
+	sizePlugin("srpt", "NIC SRPT: least remaining bytes first, classes by remaining size (thresholds [] = equal split of the workload's CDF)",
+		baselines.DefaultSRPTParams, func(p *baselines.SRPTParams) *[]int64 { return &p.Thresholds },
+		sizeSplit{levels: fabric.NumClasses - 1}, baselines.NewSRPT),
+	sizePlugin("pias", "PIAS: MLFQ by bytes sent (thresholds [] = the PIAS table for the workload, else its equal split into 4)",
+		baselines.DefaultPIASParams, func(p *baselines.PIASParams) *[]int64 { return &p.Thresholds },
+		sizeSplit{levels: 4, table: "pias"}, baselines.NewPIAS),
 	stormPlugin(storm.Full, "STORM: backlog-then-size urgency, three wire priorities, first-BDP rule, receiver grants"),
 	stormPlugin(storm.SenderOnly, "STORM sender-only: dynamic priorities and the first-BDP rule, no grants (ConnectX-6 testbed)"),
 	stormPlugin(storm.Software, "STORM software-only: class chosen by host software at post time, round robin in class, no grants"),
@@ -88,8 +108,53 @@ var schedulers = []Plugin{
 func stormPlugin(v storm.Variant, doc string) Plugin {
 	return Plugin{Name: string(v), Doc: doc,
 		Params:   func(engine.Rate) any { p := storm.DefaultParamsFor(v); return &p },
-		Validate: func(params any) error { return fieldError(params.(*storm.Params).Validate()) }}
+		Validate: func(params any) error { return fieldError(params.(*storm.Params).Validate()) },
+		NewScheduler: func(_ *Scenario, params any, bdp int64) (func(*rnic.Host) rnic.Scheduler, error) {
+			return storm.New(*params.(*storm.Params), storm.Env{BDP: bdp}), nil
+		},
+		Counters: storm.Counters}
 }
+
+// sizeSplit is how a size-aware scheduler's thresholds default when the
+// scenario gives none ("thresholds: []"): from the main workload, into
+// levels classes, with PIAS's published table first when table is "pias"
+// (workloadSplit).
+type sizeSplit struct {
+	levels int
+	table  string
+}
+
+// sizePlugin registers a size-aware scheduler (SRPT, PIAS) whose params P
+// hold size thresholds. An empty list means "from the workload": it is
+// validated as the package defaults (the workload is not known to the
+// plugin's own check) and built as the workload's split. This rule is
+// written here once for both.
+func sizePlugin[P validator](name, doc string, defaults func() P, thresholds func(*P) *[]int64, split sizeSplit,
+	build func(P) func(*rnic.Host) rnic.Scheduler) Plugin {
+	return Plugin{Name: name, Doc: doc,
+		Params: func(engine.Rate) any { p := defaults(); *thresholds(&p) = nil; return &p },
+		Validate: func(params any) error {
+			p := *params.(*P)
+			if t := thresholds(&p); len(*t) == 0 {
+				*t = *thresholds(ptr(defaults()))
+			}
+			return fieldError(p.Validate())
+		},
+		NewScheduler: func(s *Scenario, params any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+			p := *params.(*P)
+			if t := thresholds(&p); len(*t) == 0 {
+				split, err := workloadSplit(s, split.levels, split.table, *thresholds(ptr(defaults())))
+				if err != nil {
+					return nil, fmt.Errorf("nic.%s.thresholds: %v", name, err)
+				}
+				*t = split
+			}
+			return build(p), nil
+		},
+		Counters: baselines.Counters}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // fieldError turns a plugin's *cc.ParamError into a FieldError on its key.
 func fieldError(err error) error {
@@ -101,14 +166,14 @@ func fieldError(err error) error {
 }
 
 // algorithms are the congestion-control algorithms, in listing order.
-// Adding one is one line here.
 var algorithms = []Plugin{
-	{Name: "none", Doc: "no congestion control: every QP sends at line rate", Params: noParams},
-	reactsToECN(ccPlugin("dcqcn", "DCQCN, Mellanox variant (reference CC mode 1): ECN/CNP-driven rate control", dcqcn.DefaultParams)),
-	ccPlugin("hpcc", "HPCC (reference CC mode 3): INT-driven window and rate", hpcc.DefaultParams),
-	ccPlugin("timely", "TIMELY as in the reference model (CC mode 7): RTT-gradient rate control", timely.DefaultParams),
+	{Name: "none", Doc: "no congestion control: every QP sends at line rate", Params: noParams,
+		Spec: func(any) cc.Spec { return none.Spec(none.Params{}) }},
+	reactsToECN(ccPlugin("dcqcn", "DCQCN, Mellanox variant (reference CC mode 1): ECN/CNP-driven rate control", dcqcn.DefaultParams, dcqcn.Spec)),
+	ccPlugin("hpcc", "HPCC (reference CC mode 3): INT-driven window and rate", hpcc.DefaultParams, hpcc.Spec),
+	ccPlugin("timely", "TIMELY as in the reference model (CC mode 7): RTT-gradient rate control", timely.DefaultParams, timely.Spec),
 	withECN(reactsToECN(ccPlugin("dctcp", "rate-based hardware DCTCP (reference CC mode 8): ECN-fraction rate control; switch ECN defaults K = 300KB at 100G, pmax 1",
-		dctcp.DefaultParams)), ECN{BaseRate: Rate(100 * engine.Gbps), KMin: Size(300 * engine.KB), KMax: Size(300 * engine.KB), PMax: 1}),
+		dctcp.DefaultParams, dctcp.Spec)), ECN{BaseRate: Rate(100 * engine.Gbps), KMin: Size(300 * engine.KB), KMax: Size(300 * engine.KB), PMax: 1}),
 }
 
 func reactsToECN(p Plugin) Plugin {
@@ -148,12 +213,13 @@ func applyECNDefaults(s *Scenario, set func(path string) bool) {
 // *cc.ParamError naming the field.
 type validator interface{ Validate() error }
 
-// ccPlugin registers an algorithm whose Params type P has DefaultParams
-// and a Validate method returning *cc.ParamError.
-func ccPlugin[P validator](name, doc string, defaults func(engine.Rate) P) Plugin {
+// ccPlugin registers an algorithm whose Params type P has DefaultParams,
+// a Validate method returning *cc.ParamError, and a Spec.
+func ccPlugin[P validator](name, doc string, defaults func(engine.Rate) P, spec func(P) cc.Spec) Plugin {
 	return Plugin{Name: name, Doc: doc,
 		Params:   func(r engine.Rate) any { p := defaults(r); return &p },
 		Validate: func(params any) error { return fieldError((*params.(*P)).Validate()) },
+		Spec:     func(params any) cc.Spec { return spec(*params.(*P)) },
 	}
 }
 
@@ -214,4 +280,54 @@ func (s *Scenario) SetAlgorithm(name string) error {
 	}
 	s.CC.Algorithm, s.CC.Params = name, p.Params(s.Topology.HostLink.R())
 	return nil
+}
+
+// Router is one routing function of the fabric: how a switch picks among
+// equal-cost next hops. The scenario has no field that names one (adding
+// such a field would change every run's scenario hash); the compat profile
+// selects it, and a new router is one entry here plus its fabric code.
+type Router struct {
+	Name string
+	Doc  string
+	// Compat is the profile that selects this router.
+	Compat string
+	// New builds the router for a topology; eng gives named random streams.
+	New func(eng *engine.Sim, topo *fabric.Topology) fabric.Router
+}
+
+// routers are the fabric's routers, one per compat profile.
+var routers = []Router{
+	{Name: "ecmp", Doc: "per-flow ECMP by a salted hash of the flow's five-tuple", Compat: CompatNone,
+		New: func(eng *engine.Sim, _ *fabric.Topology) fabric.Router {
+			return fabric.ECMP{Salt: eng.Rand("ecmp").Uint32()}
+		}},
+	{Name: "ns3-ecmp", Doc: "the reference model's ECMP hash over its node ids (compat: hpcc-ns3)", Compat: CompatHPCCNS3,
+		New: func(_ *engine.Sim, topo *fabric.Topology) fabric.Router { return fabric.NewNS3ECMP(topo) }},
+}
+
+// routerFor is the router of the scenario's compat profile.
+func routerFor(s *Scenario) Router {
+	for _, r := range routers {
+		if r.Compat == s.Compat {
+			return r
+		}
+	}
+	panic(fmt.Sprintf("scenario: compat %q has no router", s.Compat))
+}
+
+// schedulerCounters are every registered scheduler's counters over hosts,
+// each implementation's once.
+func schedulerCounters(hosts []*rnic.Host, into map[string]int64) {
+	seen := map[uintptr]bool{}
+	for _, p := range schedulers {
+		if p.Counters == nil {
+			continue
+		}
+		if id := reflect.ValueOf(p.Counters).Pointer(); !seen[id] {
+			seen[id] = true
+			for k, v := range p.Counters(hosts) {
+				into[k] = v
+			}
+		}
+	}
 }

@@ -9,8 +9,6 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/sched/baselines"
-	"github.com/dcsim/dcsim/sched/storm"
 )
 
 // Progress is reported between chunks of simulated time.
@@ -201,11 +199,7 @@ func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) 
 			r.Counters[k] = v
 		}
 	}
-	for _, m := range []map[string]int64{storm.Counters(s.Cluster.Hosts), baselines.Counters(s.Cluster.Hosts)} {
-		for k, v := range m {
-			r.Counters[k] = v
-		}
-	}
+	schedulerCounters(s.Cluster.Hosts, r.Counters)
 	return r
 }
 
