@@ -10,8 +10,8 @@ const MaxSwitchPorts = 1<<16 - 1
 // topology, from the builder's own structures. It exists so that a
 // scenario too large to build is rejected before anything is allocated.
 type Footprint struct {
-	Ports  int64 // the Port array (two per link) and the switches' MMU accounting per port
-	Routes int64 // every switch's next-hop slices towards every switch: S^2 slice headers plus the entries
+	Ports  int64 // the Port array (two per link), the switches' MMU accounting per port, the topology's links
+	Routes int64 // the route tables: UpDownRouteBytes or ShortestPathRouteBytes
 	Hosts  int64 // per-host NIC state beyond its port
 }
 
@@ -25,18 +25,32 @@ func (f Footprint) Total() int64 { return f.Ports + f.Routes + f.Hosts }
 const hostBytes = 1500
 
 // EstimateFootprint estimates the memory for hosts hosts, switches
-// switches and links links whose shortest-path route tables hold
-// routeEntries next hops in all. Each entry is counted twice: the slices
-// grow by append, which leaves up to half of each unused.
-func EstimateFootprint(hosts, switches, links, routeEntries int64) Footprint {
+// switches and links links whose route tables take routeBytes
+// (UpDownRouteBytes or ShortestPathRouteBytes).
+func EstimateFootprint(hosts, switches, links, routeBytes int64) Footprint {
 	port := int64(unsafe.Sizeof(Port{}))
 	mmu := int64(unsafe.Sizeof(mmuPort{}))
 	sw := int64(unsafe.Sizeof(Switch{}))
 	return Footprint{
-		Ports:  2*links*port + (2*links-hosts)*mmu + switches*sw,
-		Routes: switches*switches*int64(unsafe.Sizeof([]int32{})) + 2*4*routeEntries,
+		Ports:  2*links*port + (2*links-hosts)*mmu + switches*sw + links*int64(unsafe.Sizeof(Link{})),
+		Routes: routeBytes,
 		Hosts:  hosts * hostBytes,
 	}
+}
+
+// UpDownRouteBytes is the size of up/down route tables (a tiered
+// topology) with links links and downEntries leaves in all below the
+// switches that are not leaves: 2 B per down entry, and the up and down
+// port lists (4 B for each switch port).
+func UpDownRouteBytes(links, downEntries int64) int64 { return 2*downEntries + 4*2*links }
+
+// ShortestPathRouteBytes is the size of shortest-path route tables (a
+// topology without tiers) once every switch has its next hops towards
+// every one of the switches and their entries next hops in all: a slice
+// header per switch pair and, as the slices grow by append and may leave
+// up to half of each unused, 8 B per entry.
+func ShortestPathRouteBytes(switches, entries int64) int64 {
+	return switches*switches*int64(unsafe.Sizeof([]int32{})) + 2*4*entries
 }
 
 // MinBuffer is the smallest shared buffer with which every switch can

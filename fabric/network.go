@@ -94,6 +94,10 @@ type Network struct {
 	DroppedBytes   int64
 	DroppedPayload int64
 	PauseFrames    int64
+
+	upDown   bool    // routing by the switches' up/down tables
+	bfsDist  []int32 // scratch for shortestPaths
+	bfsQueue []int32
 }
 
 // Build instantiates t. NICRate (for the PFC alpha shift) is the lowest
@@ -127,6 +131,12 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	}
 	n.cfg.Strict |= 1
 	ecnRand := sim.Rand("ecn")
+	// RED parameters are stateless: ports of one rate share them per class.
+	type ecnKey struct {
+		class int
+		rate  engine.Rate
+	}
+	ecns := map[ecnKey]*ECN{}
 	for s := 0; s < t.Switches; s++ {
 		name := fmt.Sprintf("sw%d", s)
 		if s < len(t.SwitchNames) {
@@ -164,9 +174,13 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 					th = *o
 				}
 				if !th.Off {
-					pt.cls[c].ecn = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
-						Pmax: th.Pmax, rand: ecnRand.Float64}
-					pt.cls[c].ecnKmin = pt.cls[c].ecn.Kmin
+					e := ecns[ecnKey{c, rate}]
+					if e == nil {
+						e = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
+							Pmax: th.Pmax, rand: ecnRand.Float64}
+						ecns[ecnKey{c, rate}] = e
+					}
+					pt.cls[c].ecn, pt.cls[c].ecnKmin = e, e.Kmin
 				}
 			}
 			pt.stampIN = cfg.INT
@@ -199,7 +213,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		}
 		sw.mmu.init(cfg.Buffer, cfg.Reserve, cfg.ResumeOffset, sw.Ports, nicRate)
 	}
-	if err := n.computeRoutes(); err != nil {
+	if err := n.buildRoutes(); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -222,59 +236,6 @@ func (n *Network) Attach(h int, node Node, src Source) *Port {
 	pt.Peer.peerOwner, pt.Peer.peerIdx = node, 0
 	pt.source = src
 	return pt
-}
-
-// computeRoutes fills every switch's shortest-path next hops towards every
-// other switch, by BFS over the switch graph (hosts never carry transit).
-func (n *Network) computeRoutes() error {
-	S := len(n.Switches)
-	idx := func(pt *Port) int { // switch index of the peer, or -1 for a host
-		if pt.Peer.sw == nil {
-			return -1
-		}
-		return pt.Peer.sw.ID - n.Topo.Hosts
-	}
-	dist := make([]int32, S)
-	queue := make([]int, 0, S)
-	for _, sw := range n.Switches {
-		sw.routes = make([][]int32, S)
-	}
-	for dst := 0; dst < S; dst++ {
-		for i := range dist {
-			dist[i] = -1
-		}
-		dist[dst] = 0
-		queue = append(queue[:0], dst)
-		for len(queue) > 0 {
-			u := queue[0]
-			queue = queue[1:]
-			for _, pt := range n.Switches[u].Ports {
-				v := idx(pt)
-				if v >= 0 && dist[v] < 0 {
-					dist[v] = dist[u] + 1
-					queue = append(queue, v)
-				}
-			}
-		}
-		for u, sw := range n.Switches {
-			if u == dst || dist[u] < 0 {
-				continue
-			}
-			for _, pt := range sw.Ports {
-				if v := idx(pt); v >= 0 && dist[v] == dist[u]-1 {
-					sw.routes[dst] = append(sw.routes[dst], int32(pt.Index))
-				}
-			}
-		}
-	}
-	// Every pair of host switches must be connected.
-	for h := 0; h < n.Topo.Hosts; h++ {
-		a, b := n.attach[0], n.attach[h]
-		if a != b && len(n.Switches[a].routes[b]) == 0 {
-			return fmt.Errorf("topology %s: host %d is unreachable from host 0", n.Topo.Name, h)
-		}
-	}
-	return nil
 }
 
 // Path describes the first shortest path between two hosts: the one whose
@@ -307,19 +268,43 @@ func (p Path) BaseRTT(payload int64) engine.Time {
 // PathBetween returns the path from host src to host dst.
 func (n *Network) PathBetween(src, dst int) Path {
 	var p Path
+	n.walkPath(src, dst, func(r engine.Rate, d engine.Time) {
+		p.Rates = append(p.Rates, r)
+		p.Delays = append(p.Delays, d)
+	})
+	return p
+}
+
+// hopNs is one hop's part of Path.BaseRTT.
+func hopNs(payload int64, r engine.Rate, d engine.Time) int64 {
+	return 2*d.Nanoseconds() + payload*8*1e9/int64(r)
+}
+
+// maxOf folds one path's base RTT (ns) and bottleneck into MaxRTTBDP's
+// maxima.
+func maxOf(maxRTT engine.Time, maxBDP, ns int64, bottleneck engine.Rate) (engine.Time, int64) {
+	rtt := engine.Time(ns) * engine.Nanosecond
+	return max(maxRTT, rtt), max(maxBDP, rtt.Nanoseconds()*int64(bottleneck)/1e9/8)
+}
+
+// walkPath calls hop with the rate and delay of every link on the first
+// shortest path from host src to host dst, the source's host link first.
+func (n *Network) walkPath(src, dst int, hop func(engine.Rate, engine.Time)) {
 	pt := n.HostPorts[src]
-	p.Rates = append(p.Rates, pt.Rate)
-	p.Delays = append(p.Delays, pt.Delay)
-	sw := pt.Peer.sw
+	hop(pt.Rate, pt.Delay)
+	n.walkFrom(pt.Peer.sw, dst, hop)
+}
+
+// walkFrom is walkPath from switch sw on.
+func (n *Network) walkFrom(sw *Switch, dst int, hop func(engine.Rate, engine.Time)) {
 	for hops := 0; ; hops++ {
 		if hops > len(n.Switches) {
 			panic("fabric: routing loop")
 		}
 		out := sw.Ports[sw.Routes(int32(dst))[0]]
-		p.Rates = append(p.Rates, out.Rate)
-		p.Delays = append(p.Delays, out.Delay)
+		hop(out.Rate, out.Delay)
 		if out.Peer.sw == nil {
-			return p
+			return
 		}
 		sw = out.Peer.sw
 	}
@@ -330,33 +315,44 @@ func (n *Network) PathBetween(src, dst int) Path {
 // bytes. It evaluates one pair per pair of attachment switches (plus a
 // same-switch pair where a switch has two hosts), which is exact when the
 // hosts of one switch share a link type, as in every built-in topology.
+// It walks the paths without building them (Path.BaseRTT's arithmetic),
+// as a fat-tree has a million pairs of leaves.
 func (n *Network) MaxRTTBDP(payload int64) (maxRTT engine.Time, maxBDP int64) {
-	first := map[int32]int{}
-	second := map[int32]int{}
+	first := make([]int32, len(n.Switches))
+	second := make([]int32, len(n.Switches))
+	for i := range first {
+		first[i], second[i] = -1, -1
+	}
 	var order []int32
 	for h := 0; h < n.Topo.Hosts; h++ {
 		a := n.attach[h]
-		if _, ok := first[a]; !ok {
-			first[a] = h
+		if first[a] < 0 {
+			first[a] = int32(h)
 			order = append(order, a)
-		} else if _, ok := second[a]; !ok {
-			second[a] = h
+		} else if second[a] < 0 {
+			second[a] = int32(h)
 		}
+	}
+	if n.upDown {
+		return n.maxRTTBDPUpDown(payload, first, second, order)
+	}
+	var ns int64
+	var bottleneck engine.Rate
+	hop := func(r engine.Rate, d engine.Time) {
+		ns += hopNs(payload, r, d)
+		bottleneck = min(bottleneck, r)
 	}
 	for _, a := range order {
 		for _, b := range order {
 			src, dst := first[a], first[b]
 			if a == b {
-				s, ok := second[a]
-				if !ok {
+				if dst = second[a]; dst < 0 {
 					continue
 				}
-				dst = s
 			}
-			p := n.PathBetween(src, dst)
-			rtt := p.BaseRTT(payload)
-			maxRTT = max(maxRTT, rtt)
-			maxBDP = max(maxBDP, rtt.Nanoseconds()*int64(p.Bottleneck())/1e9/8)
+			ns, bottleneck = 0, engine.Rate(math.MaxInt64)
+			n.walkPath(int(src), int(dst), hop)
+			maxRTT, maxBDP = maxOf(maxRTT, maxBDP, ns, bottleneck)
 		}
 	}
 	return maxRTT, maxBDP

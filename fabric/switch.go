@@ -19,9 +19,20 @@ type Switch struct {
 	Ports []*Port
 	mmu   mmu
 
+	// Tier is the switch's level (Topology.Tiers); UpPorts and DownPorts
+	// are the indices in Ports of its links to a higher and to a lower
+	// tier (hosts included), in port order. A switch of unknown tier has
+	// neither.
+	Tier      Tier
+	UpPorts   []int32
+	DownPorts []int32
+
 	router Router
 	index  int // position in Network.Switches
-	// routes[dstSwitch] lists the ports on shortest paths to dstSwitch.
+	// updown is the up/down table when Network.upDown; otherwise
+	// routes[dstSwitch] lists the ports on shortest paths to dstSwitch,
+	// filled on first use (nil until then).
+	updown  upDown
 	routes  [][]int32
 	portIDs []int32 // 0, 1, ..., len(Ports)-1
 
@@ -38,6 +49,12 @@ func (s *Switch) Routes(dst int32) []int32 {
 	a := s.net.attach[dst]
 	if int(a) == s.index {
 		return s.single(s.net.hostPort[dst])
+	}
+	if s.net.upDown {
+		return s.routeUpDownTo(a)
+	}
+	if s.routes == nil || s.routes[a] == nil {
+		s.net.shortestPaths(a)
 	}
 	return s.routes[a]
 }

@@ -26,6 +26,15 @@ type Topology struct {
 	Links        []Link
 	SwitchNames  []string // optional, one per switch
 	HostsPerTier []int    // informational: switches per tier, bottom up
+	// Tiers, when set, gives every switch its tier (index = switch
+	// number, node id - Hosts) and promises an up/down fabric: hosts on
+	// leaves, links only between tiers, and from every switch a shortest
+	// path to every leaf not below it through each of its up ports. The
+	// network then routes by compact up/down tables (Switch.UpPorts,
+	// DownPorts) instead of per-destination shortest paths. SpineLeaf
+	// and FatTree set it; nil (topology files, dumbbell) means tiers are
+	// unknown.
+	Tiers []Tier
 	// NodeIDs are the nodes' ids in the file a topology was read from
 	// (ReadTopologyFile), indexed by dcsim node id; nil means they are
 	// equal. The reference-compatible ECMP hashes them (NS3ECMP).
@@ -105,12 +114,14 @@ func SpineLeaf(c SpineLeafConfig) (*Topology, error) {
 	}
 	for l := 0; l < c.Leaves; l++ {
 		t.SwitchNames = append(t.SwitchNames, fmt.Sprintf("leaf%d", l))
+		t.Tiers = append(t.Tiers, TierLeaf)
 		for s := 0; s < c.Spines; s++ {
 			t.Links = append(t.Links, Link{leaf(l), spine(s), c.FabricLink, c.Delay})
 		}
 	}
 	for s := 0; s < c.Spines; s++ {
 		t.SwitchNames = append(t.SwitchNames, fmt.Sprintf("spine%d", s))
+		t.Tiers = append(t.Tiers, TierAggregation)
 	}
 	return t, t.Validate()
 }
@@ -120,7 +131,7 @@ func Star(n int, hostLink engine.Rate, delay engine.Time) (*Topology, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("star: need at least 2 hosts, got %d", n)
 	}
-	t := &Topology{Name: "star", Hosts: n, Switches: 1, SwitchNames: []string{"sw0"}}
+	t := &Topology{Name: "star", Hosts: n, Switches: 1, SwitchNames: []string{"sw0"}, Tiers: []Tier{TierLeaf}}
 	for h := 0; h < n; h++ {
 		t.Links = append(t.Links, Link{h, n, hostLink, delay})
 	}
@@ -175,12 +186,15 @@ func FatTree(k int, hostLink, fabricLink engine.Rate, delay engine.Time) (*Topol
 	}
 	for i := 0; i < edges; i++ {
 		t.SwitchNames = append(t.SwitchNames, fmt.Sprintf("edge%d", i))
+		t.Tiers = append(t.Tiers, TierLeaf)
 	}
 	for i := 0; i < aggs; i++ {
 		t.SwitchNames = append(t.SwitchNames, fmt.Sprintf("agg%d", i))
+		t.Tiers = append(t.Tiers, TierAggregation)
 	}
 	for i := 0; i < cores; i++ {
 		t.SwitchNames = append(t.SwitchNames, fmt.Sprintf("core%d", i))
+		t.Tiers = append(t.Tiers, TierCore)
 	}
 	return t, t.Validate()
 }

@@ -85,9 +85,9 @@ func buildTopology(t *Topology) (*fabric.Topology, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Its route entries are at least one per switch pair.
+		// Shortest-path tables, at least one entry per switch pair.
 		s := int64(topo.Switches)
-		if fe := checkFootprint("topology.file", fabric.EstimateFootprint(int64(topo.Hosts), s, int64(len(topo.Links)), s*s)); fe != nil {
+		if fe := checkFootprint("topology.file", fabric.EstimateFootprint(int64(topo.Hosts), s, int64(len(topo.Links)), fabric.ShortestPathRouteBytes(s, s*s))); fe != nil {
 			return nil, fe
 		}
 		return topo, nil

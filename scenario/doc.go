@@ -93,10 +93,12 @@
 // bad value. A file topology sets its own rates and delays per link.
 // A topology must also be buildable: no switch with more than 65,535
 // ports, and at most MaxBuildBytes (8 GiB) of network state by
-// fabric.EstimateFootprint, whose all-pairs route tables grow with the
-// square of the switch count (a fat-tree of k = 64 is accepted at about
-// 7.3 GiB, k = 96 needs 52 GiB and is rejected with that figure). A file
-// topology is checked when it is read.
+// fabric.EstimateFootprint (ports, route tables, hosts). Spine-leaf and
+// fat-tree route by up/down tables that grow with the ports, so every
+// fat-tree topology.k allows fits (k = 160, 1,024,000 hosts, about 7.5
+// GiB); a spine-leaf of 1024 leaves of 1000 hosts with 4096 spines needs
+// 11.6 GiB and is rejected with that figure. A file topology, routed by
+// shortest-path tables of up to S^2 entries, is checked when it is read.
 //
 // switch: every switch (REFERENCE.md 3).
 //

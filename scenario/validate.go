@@ -199,48 +199,48 @@ func (t *Topology) validate() *FieldError {
 
 // MaxBuildBytes bounds the memory a topology may need to be built:
 // bigger ones are rejected at validation, with the estimate, instead of
-// failing (or exhausting the machine) inside the builder, whose
-// all-pairs route tables grow with the square of the switches.
+// failing (or exhausting the machine) inside the builder.
 const MaxBuildBytes = 8 << 30
 
 // validateFootprint rejects a topology the builder cannot build within
 // MaxBuildBytes or at all (a switch with more ports than a port index
 // holds). A file topology is checked when it is read (Build).
 func (t *Topology) validateFootprint() *FieldError {
-	hosts, switches, links, entries, widest, field := t.shape()
+	hosts, switches, links, routes, widest, field := t.shape()
 	if field == "" {
 		return nil
 	}
 	if widest > fabric.MaxSwitchPorts {
 		return fieldErr("topology."+field, "a switch would have %d ports, more than the %d the builder can index", widest, fabric.MaxSwitchPorts)
 	}
-	return checkFootprint("topology."+field, fabric.EstimateFootprint(hosts, switches, links, entries))
+	return checkFootprint("topology."+field, fabric.EstimateFootprint(hosts, switches, links, routes))
 }
 
 // shape counts what the builder makes of a generated topology: hosts,
-// switches, links, next-hop entries of the route tables, the most ports
-// of one switch, and the field that sizes it; field is "" for a file
-// topology, known only once read.
-func (t *Topology) shape() (hosts, switches, links, entries, widest int64, field string) {
+// switches, links, the bytes of its route tables, the most ports of one
+// switch, and the field that sizes it; field is "" for a file topology,
+// known only once read.
+func (t *Topology) shape() (hosts, switches, links, routes, widest int64, field string) {
 	switch t.Kind {
 	case SpineLeaf:
 		l, sp, h := int64(t.Leaves), int64(t.Spines), int64(t.HostsPerLeaf)
 		hosts, switches, links = l*h, l+sp, l*h+l*sp
-		// leaf to leaf through every spine, leaf-spine and spine-leaf
-		// direct, spine to spine through every leaf
-		entries = l*(l-1)*sp + 2*l*sp + sp*(sp-1)*l
+		// up/down: every spine has every leaf below it
+		routes = fabric.UpDownRouteBytes(links, sp*l)
 		widest, field = max(h+sp, l), "hosts_per_leaf"
 	case Star:
 		hosts, switches, links, widest, field = int64(t.Hosts), 1, int64(t.Hosts), int64(t.Hosts), "hosts"
+		routes = fabric.UpDownRouteBytes(links, 0)
 	case Dumbbell:
 		hosts, switches, links = 2*int64(t.HostsPerSide), 2, 2*int64(t.HostsPerSide)+1
-		entries, widest, field = 2, int64(t.HostsPerSide)+1, "hosts_per_side"
+		routes, widest, field = fabric.ShortestPathRouteBytes(2, 2), int64(t.HostsPerSide)+1, "hosts_per_side"
 	case FatTree:
 		k := int64(t.K)
 		hosts, switches, links = k*k*k/4, 5*k*k/4, 3*k*k*k/4
-		// nearly every switch pair has k/2 equal next hops (up through
-		// the pod's aggregation or core switches)
-		entries, widest, field = switches*switches*k/2, k, "k"
+		// up/down: an aggregation switch has its pod's k/2 leaves below
+		// it, a core all k^2/2
+		routes = fabric.UpDownRouteBytes(links, k*k/2*k/2+k*k/4*k*k/2)
+		widest, field = k, "k"
 	}
 	return
 }

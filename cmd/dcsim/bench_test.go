@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -79,4 +80,38 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 	b.ReportMetric(float64(mallocs)/float64(pkts), "allocs/pkt")
 	b.ReportMetric(float64(structs), "pktStructs")
 	b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
+}
+
+// BenchmarkBuild is building a k-ary fat-tree scenario (the default's
+// workload on k^3/4 hosts) up to its first event: topology, switches,
+// route tables, NICs, the workload's generators. It reports the heap in
+// use once built.
+//
+//	go test ./cmd/dcsim -run '^$' -bench Build -benchtime 1x -count 3
+func BenchmarkBuild(b *testing.B) {
+	for _, k := range []int{16, 32, 48} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			var heap uint64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s, err := scenario.Load("default", []string{"topology.kind=fat-tree", fmt.Sprintf("topology.k=%d", k)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				b.StartTimer()
+				sim, err := scenario.Build(s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				heap = max(heap, ms.HeapInuse)
+				runtime.KeepAlive(sim)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
+		})
+	}
 }

@@ -61,11 +61,11 @@ func TestBinaryPointIsolation(t *testing.T) {
 		t.Errorf("bad input: got exit %d, output %q; want 2 and the field", exitCode(err), out)
 	}
 	sw := filepath.Join(dir, "mem.yaml")
-	os.WriteFile(sw, []byte("base: default\nset: {duration: 1us, topology.kind: fat-tree}\ngrid:\n  topology.k: [4, 24, 8]\n"), 0o644)
+	os.WriteFile(sw, []byte("base: default\nset: {duration: 1us, topology.kind: fat-tree}\ngrid:\n  topology.k: [4, 40, 8]\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	got, err := exec.Command(bin, "sweep", sw, "--out", out, "-j", "1", "--point-memory", "48MiB").CombinedOutput()
 	if exitCode(err) != 1 || !strings.Contains(string(got), "2 ran, 0 skipped (already done), 1 failed") ||
-		!strings.Contains(string(got), "point 1 (topology.k=24) failed: ran out of memory: the live heap reached") {
+		!strings.Contains(string(got), "point 1 (topology.k=40) failed: ran out of memory: the live heap reached") {
 		t.Fatalf("got exit %d, output\n%s\nwant 1 with point 1 out of memory", exitCode(err), got)
 	}
 	for i, p := range loadPoints(t, sw) {
