@@ -35,7 +35,8 @@ func (n *Network) InTransit() (packets, payload int64) {
 // Check verifies the fabric's invariants at any instant: per-queue byte
 // counts equal their packets, a switch's buffer use equals its queued data
 // bytes and never exceeds the buffer, the MMU's counters are non-negative,
-// and a lossless fabric has dropped nothing.
+// and a lossless fabric has dropped nothing but packets that followed
+// one sent into a paused class (Switch.PauseIgnoredDrops).
 func (n *Network) Check() error {
 	var err error
 	for _, sw := range n.Switches {
@@ -67,8 +68,9 @@ func (n *Network) Check() error {
 		if m.shared < 0 || m.shared > m.buffer {
 			return fmt.Errorf("fabric: %s: shared use %d B out of [0, %d]", sw.Name, m.shared, m.buffer)
 		}
-		if n.cfg.PFC && sw.Drops > 0 {
-			return fmt.Errorf("fabric: %s: %d drops in a lossless fabric", sw.Name, sw.Drops)
+		if n.cfg.PFC && sw.Drops != sw.PauseIgnoredDrops {
+			return fmt.Errorf("fabric: %s: %d drops in a lossless fabric (%d of them at full headroom, %d explained by packets sent into a paused class)",
+				sw.Name, sw.Drops, sw.HeadroomDrops, sw.PauseIgnoredDrops)
 		}
 	}
 	return err

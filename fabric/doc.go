@@ -24,16 +24,48 @@
 // "strict" = every class strict), skipping paused classes.
 //
 // Buffer and PFC follow the reference model's Broadcom-style MMU exactly
-// (REFERENCE.md 3.3): per ingress (port, class) reserve, shared and
-// headroom bytes, a dynamic PAUSE threshold (buffer - headroom - reserve -
-// shared) >> shift with shift 3 at the NIC rate and one less per doubling,
-// headroom rate*delay*3/8, RESUME with a 3072 B offset. Receivers hold a
-// PAUSE until the RESUME (the reference ignores the pause timer). A drop in
-// lossless mode ("headroom full") is counted as a sizing error. In lossy
+// (REFERENCE.md 3.3; switch-mmu.cc SwitchMmu): per ingress (port, class)
+// reserve, shared and headroom bytes, a dynamic PAUSE threshold (buffer -
+// headroom - reserve - shared) >> shift with shift 3 at the NIC rate and
+// one less per doubling, RESUME with a 3072 B offset. Receivers hold a
+// PAUSE until the RESUME (the reference ignores the pause timer). In lossy
 // mode there is no PFC and an egress queue may hold at most LossyAlpha
 // times the free buffer (Choudhury-Hahne dynamic threshold; the reference
 // model has no lossy mode), optionally capped by LossyQueueLimit; drops
 // are counted.
+//
+// # Headroom and the no-drop invariant
+//
+// What differs from the reference is the size of each ingress port's
+// headroom, the bytes it may still take after the switch decided to
+// PAUSE. The HPCC ns-3 model sets it in third.cc (ConfigHdrm: rate * delay
+// / 8 / 10^9 * 3, delay in ns) and switch-mmu.cc only checks it
+// (CheckIngressAdmission drops with "Headroom full"): three one-way
+// link-delays of bytes whatever the MTU, 37,500 B at 100 Gbps and 1 us.
+// That covers the round trip (25,000 B) and 12,500 B of frames, which is
+// enough at MTU 1000 but not at 9000 (three 9048 B frames), where a
+// lossless fabric dropped. Config.Headroom = HeadroomSized, which scenarios
+// use unless they ask for the reference (switch.pfc_headroom, and compat:
+// hpcc-ns3 keeps HeadroomReference, ns-3's exact number), sizes it from
+// what can arrive after the decision (Config.SizedHeadroom): the round
+// trip's bytes, three maximum frames (the one delaying the PAUSE at this
+// end, the one the upstream has started, and the one that triggered the
+// PAUSE when the dynamic threshold had already fallen below the port's
+// share), the PAUSE frame and the upstream's response time. With two
+// frames instead of three a k = 4 fat-tree without CC drops at MTU 9000
+// and 4096; with three it never does (scenario TestLosslessNeverDrops).
+// At the defaults (MTU 1000) the sized headroom is smaller than the
+// reference's (28,187 B against 37,500 at 100 Gbps, 103,187 against
+// 150,000 at 400 Gbps), so the PAUSE threshold is a few KB higher.
+//
+// A drop in lossless mode counts in one of two ways. A packet that
+// reaches an ingress (port, class) that, during the current PAUSE,
+// received a packet its sender sent into the paused class counts as
+// PauseIgnoredDrops: NICs send ACKs while their data class is paused
+// (ack_high_prio, the reference's ACK_HIGH_PRIO), and no headroom bounds
+// that; the reference drops such ACKs too. Any other drop counts as
+// HeadroomDrops, a sizing error: Check (run after every 64 events under
+// -tags invariants) fails on it, and a scenario run warns on it.
 //
 // ECN is RED at dequeue on the egress class queue's bytes after the packet
 // left: above kmax always, between kmin and kmax with probability rising to

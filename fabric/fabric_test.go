@@ -297,3 +297,105 @@ func TestPortLayout(t *testing.T) {
 		}
 	})
 }
+
+// SizedHeadroom: the round trip's bytes, three maximum frames and the
+// PAUSE frame, plus the response time's bytes.
+func TestSizedHeadroom(t *testing.T) {
+	for _, tc := range []struct {
+		rate  engine.Rate
+		delay engine.Time
+		frame int64
+		resp  engine.Time
+		want  int64
+		name  string
+	}{
+		{100 * engine.Gbps, engine.Microsecond, 1048, 0, 25_000 + 3*1048 + 43, "default host link, MTU 1000"},
+		{400 * engine.Gbps, engine.Microsecond, 1048, 0, 100_000 + 3*1048 + 43, "default fabric link"},
+		{100 * engine.Gbps, engine.Microsecond, 9048, 0, 25_000 + 3*9048 + 43, "MTU 9000: above the reference's 37,500"},
+		{100 * engine.Gbps, engine.Microsecond, 4144, 0, 25_000 + 3*4144 + 43, "MTU 4096"},
+		{100 * engine.Gbps, engine.Microsecond, 1048, 500 * engine.Nanosecond, 25_000 + 6_250 + 3*1048 + 43, "500 ns response"},
+		{25 * engine.Gbps, 3 * engine.Nanosecond, 1048, 0, 18 + 3*1048 + 43, "25G, 3 ns: 18.75 B rounds down"},
+	} {
+		c := Config{MaxFrame: tc.frame, PFCResponse: tc.resp}
+		if got := c.SizedHeadroom(tc.rate, tc.delay); got != tc.want {
+			t.Errorf("%s: got %d B, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// obedient sends 1048 B data packets to host dst at line rate while its
+// class is not paused; with acks it sends 60 B ACKs instead and ignores
+// PAUSE, as a NIC's ACK queue under ack_high_prio does.
+type obedient struct {
+	pool *Pool
+	pt   *Port
+	dst  int32
+	acks bool
+}
+
+func (s *obedient) Next(engine.Time) *Packet {
+	if !s.acks && s.pt.Paused(3) {
+		return nil
+	}
+	p := s.pool.Get()
+	p.Kind, p.Class, p.Size, p.Payload, p.Src, p.Dst = Data, 3, 1048, 1000, int32(s.pt.Index), s.dst
+	if s.acks {
+		p.Kind, p.Size, p.Payload = Ack, 60, 0
+	}
+	return p
+}
+func (s *obedient) HasMore() bool { return true }
+
+// pfcSink obeys PFC frames on its port and drops everything else.
+type pfcSink struct{ pool *Pool }
+
+func (s pfcSink) Receive(now engine.Time, p *Packet, in *Port) {
+	if p.Kind == PFC {
+		in.SetPaused(now, uint8(p.Arg), p.Pause)
+	}
+	s.pool.Put(p)
+}
+
+// Two hosts send to a third at line rate through a star with a 1 MiB
+// buffer, so that PFC pauses them. With sized headroom, senders that obey
+// PAUSE lose nothing; a sender of ACKs that ignores it overflows its
+// ingress headroom, and those drops count as PauseIgnoredDrops, which
+// Check accepts, not as HeadroomDrops.
+func TestPauseIgnoredDrops(t *testing.T) {
+	for _, acks := range []bool{false, true} {
+		topo, err := Star(3, 100*engine.Gbps, engine.Microsecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim := engine.NewSim(1)
+		cfg := DefaultConfig()
+		cfg.Buffer, cfg.Headroom, cfg.MaxFrame = engine.MiB, HeadroomSized, 1048
+		n, err := Build(sim, topo, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var srcs [2]*obedient
+		for h := range srcs {
+			srcs[h] = &obedient{pool: n.Pool, dst: 2, acks: acks && h == 0}
+			srcs[h].pt = n.Attach(h, pfcSink{n.Pool}, srcs[h])
+		}
+		n.Attach(2, sink{n.Pool}, nil)
+		for _, s := range srcs {
+			s.pt.Kick(0)
+		}
+		sim.Run(200 * engine.Microsecond)
+		sw := n.Switches[0]
+		if sw.PauseSent == 0 {
+			t.Fatalf("acks %v: no PAUSE sent, want the senders paused", acks)
+		}
+		if sw.HeadroomDrops != 0 {
+			t.Errorf("acks %v: %d headroom drops, want 0", acks, sw.HeadroomDrops)
+		}
+		if ignored := sw.PauseIgnoredDrops; acks != (ignored > 0) || ignored != sw.Drops {
+			t.Errorf("acks %v: %d pause-ignored drops of %d, want all drops and some only with ACKs ignoring PAUSE", acks, ignored, sw.Drops)
+		}
+		if err := n.Check(); err != nil {
+			t.Errorf("acks %v: %v", acks, err)
+		}
+	}
+}

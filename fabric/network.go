@@ -54,7 +54,55 @@ type Config struct {
 	// fewer events).
 	NS3EventOrder bool
 
+	// Headroom chooses how each ingress port's PFC headroom is sized:
+	// HeadroomReference (the zero value) is the reference model's
+	// rate*delay*3; HeadroomSized holds everything that can arrive after
+	// the PAUSE decision (Config.SizedHeadroom), from MaxFrame, the largest
+	// frame in a data class (bytes, headers included), and PFCResponse, the
+	// upstream's reaction time beyond finishing the frame it is sending.
+	Headroom    HeadroomRule
+	MaxFrame    int64
+	PFCResponse engine.Time
+
 	Router Router // nil: ECMP with salt 0
+}
+
+// HeadroomRule is a way of sizing PFC headroom (Config.Headroom).
+type HeadroomRule uint8
+
+const (
+	// HeadroomReference is rate_bps * prop_delay_ns / 8 / 10^9 * 3
+	// (REFERENCE 3.3; third.cc's ConfigHdrm), independent of the MTU.
+	HeadroomReference HeadroomRule = iota
+	// HeadroomSized is Config.SizedHeadroom.
+	HeadroomSized
+)
+
+// SizedHeadroom is the headroom that an ingress port on a link of rate r
+// and propagation delay d needs so that a lossless fabric never drops,
+// counted from the admission that makes the switch send PAUSE:
+//
+//	2*r*d        what the upstream sends during the PAUSE's trip and is
+//	             on the wire behind it (the link's round trip)
+//	+ MaxFrame   the frame the switch is sending upstream when it queues
+//	             the PAUSE (class 0 goes next, but a frame is not cut)
+//	+ 43 B       the PAUSE frame's own serialization
+//	+ r*PFCResponse  the upstream's reaction time
+//	+ MaxFrame   the frame the upstream has started when the PAUSE lands
+//	+ MaxFrame   the arrival that triggered the PAUSE: when the dynamic
+//	             threshold has fallen below the port's share (other ports
+//	             took shared buffer), that arrival is itself charged to
+//	             headroom
+//
+// in bytes, r*t rounded down. It is REFERENCE 3.3's intent (in-flight
+// bytes over the round trip, a frame on each side, the response time)
+// spelled out for dcsim's switch, where a frame counts on arrival of its
+// last bit. The reference's rate*delay*3 is 37,500 B at 100 Gbps and 1 us
+// whatever the MTU: 25,000 B of round trip leaves room for 12,500 B of
+// frames, which three 9048 B frames overflow (issue #19: a k = 16
+// fat-tree without CC at MTU 9000 dropped 93k packets at headroom).
+func (c *Config) SizedHeadroom(r engine.Rate, d engine.Time) int64 {
+	return r.BytesIn(2*d+c.PFCResponse) + 3*c.MaxFrame + PFCFrameBytes
 }
 
 // ECNThresholds are one class's RED parameters at 100 Gbps.
@@ -111,6 +159,9 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	}
 	if cfg.Buffer <= 0 {
 		return nil, fmt.Errorf("switch buffer must be positive")
+	}
+	if cfg.PFC && cfg.Headroom == HeadroomSized && (cfg.MaxFrame <= 0 || cfg.PFCResponse < 0) {
+		return nil, fmt.Errorf("sized PFC headroom needs a positive maximum frame and a non-negative response time")
 	}
 	for c := 1; c < NumClasses; c++ {
 		if cfg.Weights[c] < 1 {
@@ -211,7 +262,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		for i := range sw.Ports {
 			sw.portIDs = append(sw.portIDs, int32(i))
 		}
-		sw.mmu.init(cfg.Buffer, cfg.Reserve, cfg.ResumeOffset, sw.Ports, nicRate)
+		sw.mmu.init(&cfg, sw.Ports, nicRate)
 	}
 	if err := n.buildRoutes(); err != nil {
 		return nil, err

@@ -175,7 +175,8 @@ func (pt *Port) transmit(now engine.Time) {
 	if p == nil {
 		return
 	}
-	if p.Class != 0 && pt.paused&(1<<p.Class) != 0 && (pt.source == nil || p.Kind != Ack && p.Kind != Nack) {
+	p.sentPaused = p.Class != 0 && pt.paused&(1<<p.Class) != 0
+	if p.sentPaused && (pt.source == nil || p.Kind != Ack && p.Kind != Nack) {
 		panic("fabric: transmitting a packet of a paused class")
 	}
 	var end engine.Time

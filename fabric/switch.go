@@ -37,11 +37,20 @@ type Switch struct {
 	portIDs []int32 // 0, 1, ..., len(Ports)-1
 
 	// Counters.
-	Drops         int64 // packets dropped (lossy mode, or headroom overflow)
-	DroppedBytes  int64
-	HeadroomDrops int64 // drops in lossless mode: a sizing bug signal
-	PauseSent     int64
-	ResumeSent    int64
+	Drops        int64 // packets dropped (lossy mode, or headroom overflow)
+	DroppedBytes int64
+
+	// HeadroomDrops are drops in lossless mode with headroom full that
+	// nothing modelled explains: a sizing error, which Check reports.
+	// PauseIgnoredDrops are drops in lossless mode at an ingress (port,
+	// class) that, during the current PAUSE, received a packet its sender
+	// sent into the paused class: NICs send ACKs while their data class is
+	// paused (ack_high_prio, as the reference model's ACK_HIGH_PRIO does),
+	// which no headroom bounds; the reference drops them too.
+	HeadroomDrops     int64
+	PauseIgnoredDrops int64
+	PauseSent         int64
+	ResumeSent        int64
 }
 
 // Routes returns the candidate egress ports towards host dst.
@@ -112,8 +121,15 @@ func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 		m.used += size
 		return true
 	}
+	if p.sentPaused && m.paused(in, c) {
+		m.in[in].ignored |= 1 << c
+	}
 	if !m.admit(in, c, size) {
-		s.HeadroomDrops++
+		if m.in[in].ignored&(1<<c) != 0 {
+			s.PauseIgnoredDrops++
+		} else {
+			s.HeadroomDrops++
+		}
 		s.drop(now, p, out)
 		return false
 	}
@@ -139,6 +155,7 @@ func (s *Switch) departed(now engine.Time, p *Packet) {
 	m.release(in, c, int64(p.Size))
 	if m.paused(in, c) && m.shouldResume(in, c) {
 		m.setPaused(in, c, false)
+		m.in[in].ignored &^= 1 << c
 		s.sendPFC(now, in, c, false)
 	}
 }
@@ -188,7 +205,8 @@ type mmuPort struct {
 	headroom  int64
 	shift     uint8
 	pauseSent uint8 // bit c: PAUSE sent upstream for class c
-	_         [6]byte
+	ignored   uint8 // bit c: during this PAUSE, a packet sent into paused class c arrived
+	_         [5]byte
 	cls       [NumClasses]mmuClass
 }
 
@@ -197,12 +215,16 @@ type mmuClass struct {
 	hdrm    int64 // bytes charged to headroom
 }
 
-func (m *mmu) init(buffer, reserve, resumeOffset int64, ports []*Port, nicRate engine.Rate) {
-	m.buffer, m.reserve, m.resumeOffset = buffer, reserve, resumeOffset
+func (m *mmu) init(cfg *Config, ports []*Port, nicRate engine.Rate) {
+	m.buffer, m.reserve, m.resumeOffset = cfg.Buffer, cfg.Reserve, cfg.ResumeOffset
 	m.in = make([]mmuPort, len(ports))
 	for i, pt := range ports {
-		// rate_bps * prop_delay_ns / 8 / 10^9 * 3, integer, in this order.
-		m.in[i].headroom = int64(pt.Rate) * pt.Delay.Nanoseconds() / 8 / 1e9 * 3
+		if cfg.Headroom == HeadroomSized {
+			m.in[i].headroom = cfg.SizedHeadroom(pt.Rate, pt.Delay)
+		} else {
+			// rate_bps * prop_delay_ns / 8 / 10^9 * 3, integer, in this order.
+			m.in[i].headroom = int64(pt.Rate) * pt.Delay.Nanoseconds() / 8 / 1e9 * 3
+		}
 		m.totalHdrm += m.in[i].headroom
 		sh := 3
 		for r := nicRate * 2; r <= pt.Rate && sh > 0; r *= 2 {
@@ -210,7 +232,7 @@ func (m *mmu) init(buffer, reserve, resumeOffset int64, ports []*Port, nicRate e
 		}
 		m.in[i].shift = uint8(sh)
 	}
-	m.totalRsrv = int64(len(ports)) * reserve
+	m.totalRsrv = int64(len(ports)) * m.reserve
 }
 
 func (m *mmu) threshold(port int) int64 { return m.thresholdOf(&m.in[port]) }

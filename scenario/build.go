@@ -143,6 +143,15 @@ func Build(s *Scenario) (*Sim, error) {
 	}
 	ns3 := s.Compat == CompatHPCCNS3
 	fcfg.Router = routerFor(s).New(eng, topo)
+	headers := rocev2.ReferenceHeaders
+	if s.NIC.RealisticHeaders {
+		headers = rocev2.RealisticHeaders
+	}
+	if r := s.Switch.PFCHeadroom; r == HeadroomSized || r == HeadroomAuto && !ns3 {
+		fcfg.Headroom = fabric.HeadroomSized
+		fcfg.MaxFrame = headers.DataWire(int64(s.NIC.MTU), spec.HeaderBytes)
+		fcfg.PFCResponse = engine.Time(s.Switch.PFCResponseTime)
+	}
 	if ns3 {
 		fcfg.WholeNs, fcfg.NS3EventOrder = true, true
 		if p, ok := s.CC.Params.(*hpcc.Params); ok {
@@ -158,7 +167,7 @@ func Build(s *Scenario) (*Sim, error) {
 	mapping := rnic.Mapping{PerFlow: s.NIC.QPMapping.PerFlow(), Pool: s.NIC.QPMapping.Pool}
 	ncfg := rnic.Config{
 		MTU:          mtu,
-		Headers:      rocev2.ReferenceHeaders,
+		Headers:      headers,
 		DataClass:    uint8(s.NIC.DataClass),
 		AckControl:   s.NIC.ACKClass == ACKClassControl,
 		AckHighPrio:  s.NIC.ACKClass == ACKClassAuto && spec.AckHighPrio,
@@ -174,9 +183,6 @@ func Build(s *Scenario) (*Sim, error) {
 	if ns3 {
 		ncfg.Compat = rnic.Compat{PairPorts: true, WholeNsPacing: true, RepaceOnlyHPCC: true,
 			NS3Egress: s.NIC.Scheduler == "fair"}
-	}
-	if s.NIC.RealisticHeaders {
-		ncfg.Headers = rocev2.RealisticHeaders
 	}
 	if s.NIC.CNP == CNPPacket {
 		ncfg.CNP = rnic.CNPPacket

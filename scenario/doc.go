@@ -111,6 +111,17 @@
 //	pfc_pause_time    5us    pause length carried by PAUSE frames
 //	pfc_reserve       4KiB   guaranteed bytes per ingress (port, class)
 //	pfc_resume_offset 3KiB   RESUME hysteresis below the PFC threshold
+//	pfc_headroom      auto   PFC headroom per ingress port: sized (2 x
+//	                         rate x link delay + 3 maximum frames + the
+//	                         43 B PAUSE + rate x pfc_response_time, so
+//	                         that a lossless fabric never drops; fabric
+//	                         Config.SizedHeadroom), reference (rate x
+//	                         delay x 3, REFERENCE.md 3.3, whatever the
+//	                         MTU) or auto: sized, reference under compat:
+//	                         hpcc-ns3
+//	pfc_response_time 0s     sized headroom: the upstream's reaction time
+//	                         beyond finishing its frame (dcsim's NICs and
+//	                         switches react at once)
 //	discipline        rr     egress service of classes 1-7: rr (round robin,
 //	                         one packet per visit; the reference), strict
 //	                         (lower class first) or wrr; class 0 is always
@@ -136,8 +147,10 @@
 // base or a --set is kept as given. The scenario.yaml a run writes holds
 // the resolved values.
 //
-// Headroom is not a setting: it follows REFERENCE.md 3.3 from each port's
-// rate and link delay.
+// A lossless run that drops with headroom full, with no ACK sent into a
+// paused class to explain it, prints a warning (also under --quiet) and
+// counts the drops in run.parquet's counters as headroom_drops; drops
+// behind such ACKs count as pause_ignored_drops (fabric doc.go).
 //
 // nic: every host RNIC and its RoCEv2 transport (REFERENCE.md 4, 6).
 //
@@ -299,6 +312,8 @@
 //     events after its start, after the events already due then, as
 //     third.cc's application start does.
 //   - INT: byte and queue fields in ns-3's units (fabric.Config.INTBytesUnit).
+//   - PFC headroom: switch.pfc_headroom auto means the reference's rate x
+//     delay x 3 (third.cc ConfigHdrm), not dcsim's sized headroom.
 //
 // With compat: none (the default) none of this runs, and results are
 // unchanged.

@@ -102,6 +102,16 @@ const (
 
 var intModes = []string{INTAuto, INTOn, INTOff}
 
+// PFC headroom rules (Switch.PFCHeadroom): auto is sized, or reference
+// under compat: hpcc-ns3.
+const (
+	HeadroomAuto      = "auto"
+	HeadroomSized     = "sized"
+	HeadroomReference = "reference"
+)
+
+var headroomRules = []string{HeadroomAuto, HeadroomSized, HeadroomReference}
+
 // Switch is the configuration shared by every switch.
 type Switch struct {
 	Buffer          Size     `yaml:"buffer"`
@@ -110,6 +120,8 @@ type Switch struct {
 	PFCPauseTime    Duration `yaml:"pfc_pause_time"`
 	PFCReserve      Size     `yaml:"pfc_reserve"`
 	PFCResumeOffset Size     `yaml:"pfc_resume_offset"`
+	PFCHeadroom     string   `yaml:"pfc_headroom"`
+	PFCResponseTime Duration `yaml:"pfc_response_time"`
 	Discipline      string   `yaml:"discipline"`
 	WRRWeights      [8]int   `yaml:"wrr_weights"`
 	LossyQueueLimit Size     `yaml:"lossy_queue_limit"`
@@ -363,6 +375,7 @@ func Default() *Scenario {
 			PFCPauseTime:    Duration(5 * engine.Microsecond),
 			PFCReserve:      4096,
 			PFCResumeOffset: 3072,
+			PFCHeadroom:     HeadroomAuto,
 			Discipline:      DisciplineRR,
 			WRRWeights:      [8]int{1, 1, 1, 1, 1, 1, 1, 1},
 			ECN: ECN{

@@ -189,11 +189,13 @@ func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) 
 		"control_packets": k.ControlPackets, "duplicate_data": k.DuplicateData,
 		"out_of_order_data": k.OutOfOrderData, "packets_allocated": s.Net.Pool.Allocated(),
 	}
-	var hdrm int64
+	var hdrm, ignored int64
 	for _, sw := range s.Net.Switches {
 		hdrm += sw.HeadroomDrops
+		ignored += sw.PauseIgnoredDrops
 	}
 	r.Counters["headroom_drops"] = hdrm
+	r.Counters["pause_ignored_drops"] = ignored
 	if len(s.trains) > 0 {
 		for k, v := range nicConcurrency(s.Messages, s.Engine.Now()).counters() {
 			r.Counters[k] = v
@@ -334,5 +336,24 @@ func (r *Result) Headline() string {
 		fmt.Fprintf(&b, "note: the drain limit ended the run with %d flows unfinished (recorded with null finish)\n",
 			r.Run.FlowsTotal-r.Run.FlowsDone)
 	}
+	if n := r.Run.Counters["pause_ignored_drops"]; n > 0 {
+		fmt.Fprintf(&b, "note: %d packets dropped at full PFC headroom behind ACKs that NICs sent into a paused class (ack_high_prio, as the reference model does; counter pause_ignored_drops)\n", n)
+	}
+	for _, w := range r.Warnings() {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
 	return b.String()
+}
+
+// Warnings lists what went wrong in a run that completed: a lossless
+// fabric that dropped at full headroom with no packet sent into a paused
+// class to explain it (its headroom was too small, a sizing error that
+// -tags invariants turns into a panic).
+func (r *Result) Warnings() []string {
+	var w []string
+	if n := r.Run.Counters["headroom_drops"]; n > 0 && r.Sim.Scenario.Switch.PFC {
+		w = append(w, fmt.Sprintf("lossless fabric dropped %d packets at full PFC headroom (counter headroom_drops): the headroom is too small for these links and frames (switch.pfc_headroom %s)",
+			n, r.Sim.Scenario.Switch.PFCHeadroom))
+	}
+	return w
 }

@@ -297,6 +297,8 @@ func (sw *Switch) validate() *FieldError {
 	if fe := firstErr(
 		nonNegativeSize(p+"pfc_reserve", sw.PFCReserve),
 		nonNegativeSize(p+"pfc_resume_offset", sw.PFCResumeOffset),
+		oneOf(p+"pfc_headroom", "headroom rule", sw.PFCHeadroom, headroomRules),
+		nonNegativeTime(p+"pfc_response_time", sw.PFCResponseTime, false),
 		oneOf(p+"discipline", "discipline", sw.Discipline, disciplines),
 	); fe != nil {
 		return fe

@@ -81,6 +81,11 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 			if err := res.WriteDir(out); err != nil {
 				return fmt.Errorf("writing results: %w", err)
 			}
+			if quiet { // the headline carries them otherwise
+				for _, w := range res.Warnings() {
+					fmt.Fprintln(cmd.ErrOrStderr(), "dcsim: warning: "+w)
+				}
+			}
 			if !quiet {
 				fmt.Fprint(stdout, res.Headline())
 				// Training runs post their flows after the measurement

@@ -4,6 +4,12 @@
 // version, which differ between runs and builds. It prints every
 // difference and exits 1 if there is one, 2 on bad arguments.
 //
+// A scenario field added with its default changes scenario.yaml and so the
+// run id, which every parquet row carries. So a parquet file that differs
+// is read again and compared row by row without run_id; if only run_id
+// (and scenario.yaml, and run.parquet's RunID) differ, outcmp prints them
+// as notes and exits 0: the model's results are the same.
+//
 //	go run ./cmd/outcmp OLD_DIR NEW_DIR
 //
 // .ci/compare-outputs runs every built-in scenario with two commits'
@@ -15,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,12 +36,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: outcmp OLD_DIR NEW_DIR")
 		os.Exit(2)
 	}
-	diffs, err := compare(os.Args[1], os.Args[2])
+	diffs, notes, err := compare(os.Args[1], os.Args[2])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "outcmp:", err)
 		os.Exit(2)
 	}
-	for _, d := range diffs {
+	for _, d := range append(notes, diffs...) {
 		fmt.Println(d)
 	}
 	if len(diffs) > 0 {
@@ -43,8 +50,7 @@ func main() {
 }
 
 // compare lists the differences between run directories a and b.
-func compare(a, b string) ([]string, error) {
-	var diffs []string
+func compare(a, b string) (diffs, notes []string, err error) {
 	for _, name := range exact {
 		x, errX := os.ReadFile(filepath.Join(a, name))
 		y, errY := os.ReadFile(filepath.Join(b, name))
@@ -52,30 +58,99 @@ func compare(a, b string) ([]string, error) {
 		case errors.Is(errX, fs.ErrNotExist) && errors.Is(errY, fs.ErrNotExist):
 		case errX != nil || errY != nil:
 			diffs = append(diffs, fmt.Sprintf("%s: in one run only (%v; %v)", name, errX, errY))
-		case !bytes.Equal(x, y):
-			diffs = append(diffs, fmt.Sprintf("%s: differs (%d B and %d B)", name, len(x), len(y)))
+		case bytes.Equal(x, y):
+		case name == "scenario.yaml":
+			notes = append(notes, "note: scenario.yaml differs")
+		default:
+			same, err := sameRows(name, filepath.Join(a, name), filepath.Join(b, name))
+			if err != nil {
+				return nil, nil, err
+			}
+			if same {
+				notes = append(notes, fmt.Sprintf("note: %s differs in run_id only", name))
+			} else {
+				diffs = append(diffs, fmt.Sprintf("%s: differs (%d B and %d B)", name, len(x), len(y)))
+			}
 		}
 	}
 	ra, pa, err := analysis.ReadRun(filepath.Join(a, "run.parquet"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rb, pb, err := analysis.ReadRun(filepath.Join(b, "run.parquet"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ra.WallSeconds, rb.WallSeconds = 0, 0
 	ra.Version, rb.Version = "", ""
+	if ra.RunID != rb.RunID {
+		notes = append(notes, "note: run ids differ")
+		ra.RunID, rb.RunID = "", ""
+	}
+	// A counter new in one run, at 0, is a schema addition, not a change.
+	for k, v := range rb.Counters {
+		if _, ok := ra.Counters[k]; !ok && v == 0 {
+			notes = append(notes, "note: new counter "+k+" = 0")
+			delete(rb.Counters, k)
+		}
+	}
+	for k, v := range ra.Counters {
+		if _, ok := rb.Counters[k]; !ok && v == 0 {
+			notes = append(notes, "note: counter "+k+" = 0 gone")
+			delete(ra.Counters, k)
+		}
+	}
 	va, vb := reflect.ValueOf(ra), reflect.ValueOf(rb)
 	for i := 0; i < va.NumField(); i++ {
-		if x, y := va.Field(i).Interface(), vb.Field(i).Interface(); !reflect.DeepEqual(x, y) {
+		if x, y := va.Field(i).Interface(), vb.Field(i).Interface(); !reflect.DeepEqual(x, y) && !bothNaN(x, y) {
 			diffs = append(diffs, fmt.Sprintf("run.parquet %s: %s, want %s", va.Type().Field(i).Name, show(y), show(x)))
 		}
 	}
 	if !reflect.DeepEqual(pa, pb) {
 		diffs = append(diffs, fmt.Sprintf("run.parquet parameters: %v, want %v", pb, pa))
 	}
-	return diffs, nil
+	return diffs, notes, nil
+}
+
+// sameRows reports whether two parquet files of the named kind hold the
+// same rows once run_id is cleared.
+func sameRows(name, a, b string) (bool, error) {
+	switch name {
+	case "flows.parquet":
+		return sameRecords(a, b, analysis.ReadFlows)
+	case "iterations.parquet":
+		return sameRecords(a, b, analysis.ReadIterations)
+	case "collectives.parquet":
+		return sameRecords(a, b, analysis.ReadCollectives)
+	case "samples.parquet":
+		return sameRecords(a, b, analysis.ReadSamples)
+	}
+	return false, fmt.Errorf("%s: no reader", name)
+}
+
+func sameRecords[T any](a, b string, read func(string) ([]T, error)) (bool, error) {
+	x, err := read(a)
+	if err != nil {
+		return false, err
+	}
+	y, err := read(b)
+	if err != nil {
+		return false, err
+	}
+	for _, rows := range [][]T{x, y} {
+		for i := range rows {
+			reflect.ValueOf(&rows[i]).Elem().FieldByName("RunID").SetString("")
+		}
+	}
+	return reflect.DeepEqual(x, y), nil
+}
+
+// bothNaN reports whether x and y are float64 NaN (no finished flow: the
+// slowdown statistics), which DeepEqual calls different.
+func bothNaN(x, y any) bool {
+	fx, ok1 := x.(float64)
+	fy, ok2 := y.(float64)
+	return ok1 && ok2 && math.IsNaN(fx) && math.IsNaN(fy)
 }
 
 func show(v any) string {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -9,33 +8,37 @@ import (
 	"github.com/dcsim/dcsim/analysis"
 )
 
-func writeRun(t *testing.T, r analysis.RunRecord, flows string) string {
+func writeRun(t *testing.T, r analysis.RunRecord, flowID int64) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := analysis.WriteRun(filepath.Join(dir, "run.parquet"), r, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "flows.parquet"), []byte(flows), 0o644); err != nil {
+	flows := []analysis.FlowRecord{{RunID: r.RunID, FlowID: flowID, SizeBytes: 1000}}
+	if err := analysis.WriteFlows(filepath.Join(dir, "flows.parquet"), flows); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
-// Wall time and version may differ; any other column, or a byte of a
-// deterministic file, may not.
+// Wall time and version may differ, and the run id with the resolved
+// scenario (a note); any other column, or a flow row, may not.
 func TestCompare(t *testing.T) {
 	base := analysis.RunRecord{RunID: "r", Scenario: "s", Events: 10, WallSeconds: 1, Version: "a"}
 	other := base
 	other.WallSeconds, other.Version = 2, "b"
-	a, b := writeRun(t, base, "x"), writeRun(t, other, "x")
-	if d, err := compare(a, b); err != nil || len(d) != 0 {
-		t.Errorf("wall time and version differ: got %v, %v; want no differences", d, err)
+	a := writeRun(t, base, 1)
+	if d, n, err := compare(a, writeRun(t, other, 1)); err != nil || len(d) != 0 || len(n) != 0 {
+		t.Errorf("wall time and version differ: got %v, %v, %v; want no differences or notes", d, n, err)
+	}
+	other.RunID = "q"
+	d, n, err := compare(a, writeRun(t, other, 1))
+	if want := []string{"note: flows.parquet differs in run_id only", "note: run ids differ"}; err != nil || len(d) != 0 || !slices.Equal(n, want) {
+		t.Errorf("run id differs: got %q, %q, %v; want no differences and notes %q", d, n, err, want)
 	}
 	other.Events = 11
-	c := writeRun(t, other, "y")
-	d, err := compare(a, c)
-	want := []string{"flows.parquet: differs (1 B and 1 B)", "run.parquet Events: 11, want 10"}
-	if err != nil || !slices.Equal(d, want) {
+	d, _, err = compare(a, writeRun(t, other, 2))
+	if want := []string{"flows.parquet: differs (" + "", "run.parquet Events: 11, want 10"}; err != nil || len(d) != 2 || d[1] != want[1] || d[0][:len(want[0])] != want[0] {
 		t.Errorf("got %q, %v; want %q", d, err, want)
 	}
 }
