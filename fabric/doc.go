@@ -172,4 +172,15 @@
 // carrying a 24-byte header copy beside each packet in the rings (so a hop
 // never touches the packet) cost more in ring traffic and copying than the
 // misses it saved.
+//
+// Deep queues (no congestion control: a k = 8 fat-tree's 32 MiB buffers
+// hold about a million packets) make both touches of a hop miss: the
+// dequeue reads a packet queued milliseconds ago, the delivery one that
+// left a microsecond ago, and the network holds 64 MB of packets. So each
+// dequeue loads the next packet of its class queue, and each delivery the
+// next packet on its wire (wire.touchNext, classQ.touch: Go has no
+// prefetch instruction, so the loads feed counters nobody reads), and the
+// miss overlaps the current packet's work instead of stalling the next
+// one. BenchmarkDeepQueues/none: +60% data packets per second (benchstat,
+// 4 interleaved runs, p = 0.029); the default's network is unchanged.
 package fabric

@@ -91,7 +91,7 @@ type classQ struct {
 	ecnKmin int64 // ecn.Kmin, or MaxInt64 without marking: no ECN lookup below it
 	ecn     *ECN  // nil = no marking
 	weight  int32
-	_       [4]byte
+	touch   uint32 // sink of prefetch loads (Port.dequeue)
 }
 
 // QueueBytes is the number of bytes queued in class c.
@@ -140,6 +140,7 @@ func (pt *Port) Fire(now engine.Time, kind uint8) {
 		pt.transmit(now)
 	case evDeliver:
 		p := pt.wire.pop()
+		pt.wire.touchNext()
 		if pt.wire.n > 0 && !pt.eventPerPkt {
 			pt.sim.At(pt.wire.next(), pt, evDeliver)
 		}
@@ -251,6 +252,10 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 	pt.qTotal -= int64(p.Size)
 	if cq.q.n == 0 {
 		pt.nonEmpty &^= 1 << c
+	} else {
+		// Load the next packet of the class now (see wire.touchNext): it
+		// has waited in the queue since long before, out of cache.
+		cq.touch += uint32(cq.q.peek().Size)
 	}
 	if pt.sw != nil {
 		pt.sw.departed(now, p)

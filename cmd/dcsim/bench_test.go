@@ -2,7 +2,12 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dcsim/dcsim/scenario"
@@ -12,7 +17,10 @@ import (
 // spine-leaf under all-to-all Poisson WebSearch traffic at 50% load, MTU
 // 1000, for 1 ms of arrivals plus the drain, once per congestion-control
 // algorithm. One iteration is one whole run (building the scenario is not
-// timed). It reports data packets and events per wall second, events and
+// timed). It reports data packets and events per wall second, data packets
+// per CPU second of the process (pkts/cpu-s), data packets delivered per
+// CPU second (dlv/cpu-s: sent minus those still queued or on a wire when
+// the run ends, ACKs there included; the same when it drained), events and
 // allocations per data packet, the peak number of packet structs (packets
 // in flight) and the heap in use at the end of the run.
 //
@@ -46,10 +54,91 @@ func BenchmarkDefaultRun(b *testing.B) { benchRun(b) }
 
 func benchRun(b *testing.B, sets ...string) { benchScenario(b, "default", sets...) }
 
+// cpuSeconds is the process's user and system CPU time: on a shared
+// machine it measures a run's own work where wall time also counts the
+// other processes' (the GC's work on the second core counts too).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// permutation writes a flow list in which every one of n hosts sends size
+// bytes at time 0 to another, by a fixed random derangement (seed 1), and
+// returns its path.
+func permutation(b *testing.B, n int, size int64) string {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(1, 0))
+	var perm []int
+	for {
+		perm = rng.Perm(n)
+		ok := true
+		for i, p := range perm {
+			ok = ok && i != p
+		}
+		if ok {
+			break
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString("src,dst,size_bytes,start_ns\n")
+	for i, p := range perm {
+		fmt.Fprintf(&sb, "%d,%d,%d,0\n", i, p, size)
+	}
+	path := filepath.Join(b.TempDir(), "perm.csv")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkDeepQueues is the htsim comparison's workload (a k = 8
+// fat-tree of 100 Gbps links, 128 hosts, a permutation of 125 MB flows,
+// MTU 1000) for the
+// first 2 ms, with DCQCN and with no congestion control: without CC the
+// queues fill the 32 MiB shared buffers (hundreds of thousands of packets
+// queued), so every hop touches packets queued long ago.
+//
+//	go test ./cmd/dcsim -run '^$' -bench DeepQueues -benchtime 1x -count 6
+func BenchmarkDeepQueues(b *testing.B) {
+	flows := permutation(b, 128, 125_000_000)
+	for _, alg := range []string{"dcqcn", "none"} {
+		b.Run(alg, func(b *testing.B) {
+			benchRun(b, "topology.kind=fat-tree", "topology.k=8", "topology.fabric_link=100Gbps", "workload.kind=flowlist",
+				"workload.flowlist.file="+flows, "duration=1us", "drain_limit=2ms", "cc.algorithm="+alg)
+		})
+	}
+}
+
+// BenchmarkLargeFabric is the default's workload (WebSearch at 50%, DCQCN,
+// MTU 1000) on k-ary fat-trees of 1024, 3456 and 8192 hosts (k = 16, 24,
+// 32) for 100 us of arrivals plus the drain, against the same on the
+// 128-host default: per-packet cost as the fabric grows.
+// examples/scaling/measure.sh runs each size in its own process, for the
+// peak resident memory (maxrssMiB) of that size alone.
+//
+//	go test ./cmd/dcsim -run '^$' -bench LargeFabric -benchtime 1x -count 6
+func BenchmarkLargeFabric(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		sets []string
+	}{
+		{"hosts=128", nil},
+		{"hosts=1024", []string{"topology.kind=fat-tree", "topology.k=16"}},
+		{"hosts=3456", []string{"topology.kind=fat-tree", "topology.k=24"}},
+		{"hosts=8192", []string{"topology.kind=fat-tree", "topology.k=32"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchRun(b, append(tc.sets, "duration=100us")...) })
+	}
+}
+
 func benchScenario(b *testing.B, name string, sets ...string) {
-	var pkts, events int64
+	var pkts, delivered, events int64
 	var mallocs, structs uint64
 	var heap uint64
+	var cpu float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		s, err := scenario.Load(name, sets)
@@ -62,11 +151,15 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
+		cpu0 := cpuSeconds()
 		b.StartTimer()
 		r := sim.Run(scenario.Options{})
 		b.StopTimer()
+		cpu += cpuSeconds() - cpu0
 		runtime.ReadMemStats(&after)
 		pkts += sim.Cluster.Counters.DataPackets
+		transit, _ := sim.Net.InTransit()
+		delivered += sim.Cluster.Counters.DataPackets - transit
 		events += r.Run.Events
 		mallocs += after.Mallocs - before.Mallocs
 		structs = max(structs, uint64(sim.Net.Pool.Allocated()))
@@ -75,23 +168,30 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 	}
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(pkts)/sec, "pkts/s")
+	b.ReportMetric(float64(pkts)/cpu, "pkts/cpu-s")
+	b.ReportMetric(float64(delivered)/cpu, "dlv/cpu-s")
 	b.ReportMetric(float64(events)/sec, "events/s")
 	b.ReportMetric(float64(events)/float64(pkts), "events/pkt")
 	b.ReportMetric(float64(mallocs)/float64(pkts), "allocs/pkt")
 	b.ReportMetric(float64(structs), "pktStructs")
 	b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		b.ReportMetric(float64(ru.Maxrss)/1024, "maxrssMiB")
+	}
 }
 
 // BenchmarkBuild is building a k-ary fat-tree scenario (the default's
 // workload on k^3/4 hosts) up to its first event: topology, switches,
 // route tables, NICs, the workload's generators. It reports the heap in
-// use once built.
+// use once built and the CPU seconds per build.
 //
 //	go test ./cmd/dcsim -run '^$' -bench Build -benchtime 1x -count 3
 func BenchmarkBuild(b *testing.B) {
 	for _, k := range []int{16, 32, 48} {
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
 			var heap uint64
+			var cpu float64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				s, err := scenario.Load("default", []string{"topology.kind=fat-tree", fmt.Sprintf("topology.k=%d", k)})
@@ -99,12 +199,14 @@ func BenchmarkBuild(b *testing.B) {
 					b.Fatal(err)
 				}
 				runtime.GC()
+				cpu0 := cpuSeconds()
 				b.StartTimer()
 				sim, err := scenario.Build(s)
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()
+				cpu += cpuSeconds() - cpu0
 				var ms runtime.MemStats
 				runtime.ReadMemStats(&ms)
 				heap = max(heap, ms.HeapInuse)
@@ -112,6 +214,7 @@ func BenchmarkBuild(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
+			b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 		})
 	}
 }

@@ -1,0 +1,89 @@
+// Command scaling draws examples/scaling.png from the CSV that measure.sh
+// writes: data packets sent per CPU second and peak resident memory
+// against the number of hosts, both on log axes.
+//
+//	go run ./examples/scaling examples/results/scaling.csv examples/scaling.png
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: scaling IN.csv OUT.png")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "scaling:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in, out string) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return err
+	}
+	var speed, mem plotter.XYs
+	for i, r := range rows[1:] {
+		if len(r) != 5 {
+			return fmt.Errorf("%s:%d: want 5 fields, got %d", in, i+2, len(r))
+		}
+		var v [3]float64
+		for j, col := range []int{0, 1, 4} {
+			if v[j], err = strconv.ParseFloat(r[col], 64); err != nil {
+				return fmt.Errorf("%s:%d: %v", in, i+2, err)
+			}
+		}
+		speed = append(speed, plotter.XY{X: v[0], Y: v[1]})
+		mem = append(mem, plotter.XY{X: v[0], Y: v[2]})
+	}
+	panels := []*plot.Plot{
+		panel("data packets per CPU second", "packets/CPU-s", speed),
+		panel("peak resident memory", "MB", mem),
+	}
+	img := vgimg.New(12*vg.Inch, 4.5*vg.Inch)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 4}
+	for i, p := range panels {
+		p.Draw(tiles.At(dc, i, 0))
+	}
+	w, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func panel(title, unit string, xy plotter.XYs) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "hosts (WebSearch 50%, DCQCN, 100 us of arrivals)"
+	p.Y.Label.Text = unit
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	l, pts, err := plotter.NewLinePoints(xy)
+	if err == nil {
+		p.Add(l, pts, plotter.NewGrid())
+	}
+	return p
+}
