@@ -8,6 +8,7 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 
@@ -55,7 +56,7 @@ func run(in, out string) error {
 	}
 	panels := []*plot.Plot{
 		panel("data packets per CPU second", "packets/CPU-s", speed),
-		panel("peak resident memory", "MB", mem),
+		panel("peak resident memory", "MiB", mem),
 	}
 	img := vgimg.New(12*vg.Inch, 4.5*vg.Inch)
 	dc := draw.New(img)
@@ -80,10 +81,25 @@ func panel(title, unit string, xy plotter.XYs) *plot.Plot {
 	p.X.Label.Text = "hosts (WebSearch 50%, DCQCN, 100 us of arrivals)"
 	p.Y.Label.Text = unit
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = ticks125{}, ticks125{}
 	l, pts, err := plotter.NewLinePoints(xy)
 	if err == nil {
 		p.Add(l, pts, plotter.NewGrid())
 	}
 	return p
+}
+
+// ticks125 labels 1, 2 and 5 of every decade of a log axis.
+type ticks125 struct{}
+
+func (ticks125) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for d := math.Pow(10, math.Floor(math.Log10(lo))); d <= hi; d *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * d; v >= lo && v <= hi {
+				ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+			}
+		}
+	}
+	return ts
 }
