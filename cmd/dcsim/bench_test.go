@@ -112,6 +112,30 @@ func BenchmarkDeepQueues(b *testing.B) {
 	}
 }
 
+// BenchmarkFlowList is the default's network running one flow list of
+// 10^6 flows of 10 KB between random pairs (seed 1), one every 12.5 ns (50%
+// of the hosts' capacity), to the end of the list plus the drain: the cost
+// per packet and the memory of a million flow records. Building (reading
+// and sorting the list) is not timed.
+//
+//	go test ./cmd/dcsim -run '^$' -bench FlowList -benchtime 1x
+func BenchmarkFlowList(b *testing.B) {
+	const n = 1_000_000
+	rng := rand.New(rand.NewPCG(1, 0))
+	var sb strings.Builder
+	sb.WriteString("src,dst,size_bytes,start_ns\n")
+	for i := 0; i < n; i++ {
+		src := rng.IntN(128)
+		dst := (src + 1 + rng.IntN(127)) % 128
+		fmt.Fprintf(&sb, "%d,%d,10000,%d.%03d\n", src, dst, i*25/2, i*25%2*500)
+	}
+	path := filepath.Join(b.TempDir(), "flows.csv")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, "workload.kind=flowlist", "workload.flowlist.file="+path, "duration=13ms")
+}
+
 // BenchmarkLargeFabric is the default's workload (WebSearch at 50%, DCQCN,
 // MTU 1000) on k-ary fat-trees of 1024, 3456 and 8192 hosts (k = 16, 24,
 // 32) for 100 us of arrivals plus the drain, against the same on the
