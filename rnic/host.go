@@ -166,6 +166,7 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 	}
 	for _, h := range c.Hosts {
 		h.sched = newSched(h)
+		h.stamper, _ = h.sched.(Stamper)
 		h.sched.Attach(h)
 	}
 	if invariants.Enabled {
@@ -207,10 +208,11 @@ func (c *Cluster) Post(m *Message) {
 
 // Host is one RDMA NIC with one port.
 type Host struct {
-	c     *Cluster
-	ID    int
-	port  *fabric.Port
-	sched Scheduler
+	c       *Cluster
+	ID      int
+	port    *fabric.Port
+	sched   Scheduler
+	stamper Stamper // sched, if it stamps packets
 
 	ctrl  fabric.FIFO
 	qps   map[int64]*QP
@@ -237,6 +239,12 @@ type rxQP struct {
 	lastCNP engine.Time
 	cnpSent bool
 }
+
+// Wake tells the NIC that its scheduler's state changed so that Pick may
+// now return a QP (a grant arrived, software handed bytes over): the port
+// asks for a packet if it is idle. A scheduler calls it rather than
+// reaching into the fabric.
+func (h *Host) Wake(now engine.Time) { h.port.Kick(now) }
 
 // Port is the NIC's port.
 func (h *Host) Port() *fabric.Port { return h.port }
@@ -573,6 +581,9 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	}
 	c.Counters.DataPackets++
 	c.Counters.PayloadSent += n
+	if h.stamper != nil {
+		h.stamper.Stamp(qp, p)
+	}
 	qp.lastClass = class
 	qp.lastSize = int64(p.Size)
 	switch {

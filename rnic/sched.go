@@ -27,10 +27,8 @@ type Scheduler interface {
 	HOLChanged(qp *QP)
 	// ReadyChanged: qp.Ready() flipped.
 	ReadyChanged(qp *QP)
-	// Sent: a data packet of qp was handed to the port. The scheduler
-	// may write p.Arg (unused on data packets) and add its own header
-	// bytes to p.Size: the port serialises p after Sent returns (the QP's
-	// pacing gap was computed from the size before).
+	// Sent: a data packet of qp was handed to the port. The packet is
+	// final: a scheduler that writes into it does so in Stamp (Stamper).
 	Sent(qp *QP, p *fabric.Packet)
 	// Acked: an ACK or NACK for qp was processed (Una may have moved).
 	Acked(qp *QP)
@@ -51,6 +49,15 @@ type Observer interface {
 	Sent(now engine.Time, qp *QP, p *fabric.Packet)
 	Acked(now engine.Time, qp *QP, p *fabric.Packet)
 	RateChange(now engine.Time, qp *QP, old, new engine.Rate)
+}
+
+// Stamper is an optional Scheduler extension. Stamp is called for every
+// data packet of qp before the QP's pacing gap and the port's
+// serialisation are computed from its size: the scheduler may write p.Arg
+// (unused on data packets) and add its own header bytes to p.Size, and
+// both are then charged as wire bytes like any header.
+type Stamper interface {
+	Stamp(qp *QP, p *fabric.Packet)
 }
 
 // Rewinder is an optional Scheduler extension. Rewound is called after a

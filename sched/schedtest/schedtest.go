@@ -134,6 +134,13 @@ func (c *checked) Rewound(qp *rnic.QP) {
 	}
 }
 
+// Stamp forwards rnic.Stamper to schedulers that implement it.
+func (c *checked) Stamp(qp *rnic.QP, p *fabric.Packet) {
+	if st, ok := c.Scheduler.(rnic.Stamper); ok {
+		st.Stamp(qp, p)
+	}
+}
+
 func (c *checked) errorf(format string, args ...any) {
 	if len(*c.problems) < 5 {
 		*c.problems = append(*c.problems, fmt.Sprintf("%s: host %d: "+format, append([]any{c.name, c.h.ID}, args...)...))

@@ -7,9 +7,18 @@
 //	storm-sender  dynamic tags, first-BDP rule, no grants (the ConnectX-6 testbed)
 //	storm-sw      tags chosen by host software at post time, round robin, no grants
 //
-// A scenario builds one with New(p, Env{BDP: maxBdp}), p from
-// DefaultParamsFor(variant) with its YAML overrides; Counters(hosts) gives
-// the cluster's counts for run.parquet ("storm.guard_stalls", ...).
+// The variants are compositions, not modes (variant.go): each is a
+// tagger (software tags decided at post time, or the NIC's dynamic tags),
+// for dynamic tags a gate for bytes past the first BDP (the receiver's
+// grants, or open), a hand-over of posted bytes (at once, or after the
+// software decision delay) and, for storm, the receiver side and the
+// sender's announcements. newScheduler installs a variant's policies as
+// function-valued fields; no method asks which variant it is. A scenario
+// builds one with New(p, Env{BDP: maxBdp}), p from DefaultParamsFor(variant)
+// with its YAML overrides; Counters(hosts) gives the cluster's counts for
+// run.parquet ("storm.guard_stalls", ...). The scheduler speaks only to
+// rnic: Host.Wake when a grant or a hand-over may let it pick, Stamp to
+// write its announcement into a packet, Host.SendControl for grants.
 //
 // # Units
 //
@@ -177,9 +186,10 @@
 // 65536 are queued), and a transaction's end exactly once fewer than 2^36
 // of its bytes remain (before that, a remainder grant is unbounded and
 // ranking treats it as the largest). storm_header_bytes are added to the
-// packet after the rnic computed the QP's pacing gap from its size, so
-// paced QPs do not pay them in pacing (the wire does). storm-sender and
-// storm-sw announce nothing and pay no header.
+// packet in Stamp (rnic.Stamper), before the rnic computes the QP's pacing
+// gap and the port's serialisation from its size, so they cost pacing
+// like any other header. storm-sender and storm-sw announce nothing and
+// pay no header.
 //
 // # Invariants
 //

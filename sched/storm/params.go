@@ -142,8 +142,8 @@ func DefaultParamsFor(v Variant) Params {
 		PBacklog:           2,
 		PLow:               3,
 	}
-	if v == Software {
-		p.WithinClassOrder = OrderRR
+	if c, ok := compositions[v]; ok {
+		p.WithinClassOrder = c.order
 	}
 	return p
 }

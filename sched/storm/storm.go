@@ -1,6 +1,7 @@
 package storm
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/dcsim/dcsim/engine"
@@ -42,6 +43,16 @@ type Scheduler struct {
 	rx receiver
 
 	stats Stats
+
+	// The variant's policies (variant.go), installed by newScheduler.
+	tagPosted     func(s *Scheduler, t *txn)
+	classify      func(s *Scheduler, q *qpState, t *txn, sp int64) (uint8, verdict)
+	gate          gate
+	handOver      func(s *Scheduler, q *qpState, now engine.Time)
+	postedUpdate  func(q *qpState, now engine.Time)
+	stampAnnounce func(q *qpState, p *fabric.Packet)
+	rxUpdate      func(now engine.Time, p *fabric.Packet)
+	rxData        func(now engine.Time, p *fabric.Packet)
 }
 
 // Kinds of the Scheduler's engine events.
@@ -111,9 +122,7 @@ func (t *txn) size() int64 { return t.end - t.start }
 // New returns a factory of variant p.Variant's schedulers, one per NIC. p
 // must be valid (Validate); the scenario layer validates before building.
 func New(p Params, env Env) func(h *rnic.Host) rnic.Scheduler {
-	if p.Variant == "" {
-		p.Variant = Full
-	}
+	p.Variant = cmp.Or(p.Variant, Full)
 	if err := p.Validate(); err != nil {
 		panic(fmt.Sprintf("storm: New with invalid params: %v", err))
 	}
@@ -127,6 +136,7 @@ func newScheduler(p Params, env Env) *Scheduler {
 	s.rx.txns = map[rxKey]*rxTxn{}
 	s.rx.slots = [2]int{p.SlotsBacklog, p.SlotsOther}
 	s.rx.timerAt = engine.Never
+	s.install(compositions[p.Variant])
 	return s
 }
 
@@ -246,9 +256,7 @@ func (s *Scheduler) Posted(qp *rnic.QP, m *rnic.Message) {
 		if qp.SendPoint() < last.end && s.joins(last, m.TxnID, now) {
 			last.end = q.posted
 			last.lastPost = now
-			if s.p.Variant == Software {
-				last.swClass = s.swClass(last.size(), last.bPost)
-			}
+			s.tagPosted(s, last)
 			s.stats.GroupedMessages++
 			s.posted(q, now)
 			return
@@ -261,29 +269,17 @@ func (s *Scheduler) Posted(qp *rnic.QP, m *rnic.Message) {
 	t.start, t.end = start, q.posted
 	t.lastPost = now
 	t.bPost = live
-	if s.p.Variant == Software {
-		t.swClass = s.swClass(t.size(), live)
-	}
+	s.tagPosted(s, t)
 	q.txns = append(q.txns, t)
 	s.stats.Transactions++
 	s.posted(q, now)
-	if s.p.Variant == Full && s.p.BacklogUpdates {
-		s.maybeUpdate(q, now)
-	}
+	s.postedUpdate(q, now)
 }
 
 // posted hands the new bytes to the NIC, after the software delay in
 // storm-sw, and re-ranks the QP (its backlog may have grown).
 func (s *Scheduler) posted(q *qpState, now engine.Time) {
-	if s.p.Variant == Software && s.p.SWDecisionDelay > 0 {
-		s.releases = append(s.releases, release{at: now + s.p.SWDecisionDelay, q: q, end: q.posted})
-		if s.releaseAt == engine.Never {
-			s.releaseAt = now + s.p.SWDecisionDelay
-			s.sim.At(s.releaseAt, s, 0)
-		}
-	} else {
-		q.released = q.posted
-	}
+	s.handOver(s, q, now)
 	s.refresh(q)
 }
 
@@ -314,7 +310,7 @@ func (s *Scheduler) Fire(now engine.Time, kind uint8) {
 		s.releaseAt = s.releases[s.releaseHead].at
 		s.sim.At(s.releaseAt, s, 0)
 	}
-	s.h.Port().Kick(now)
+	s.h.Wake(now)
 }
 
 // HOLChanged implements rnic.Scheduler.
@@ -427,22 +423,9 @@ func (s *Scheduler) evaluate(q *qpState) (class uint8, v verdict, inherited bool
 		// the class of the packets it replaces, without asking any gate.
 		return qp.LastClass(), mayPick, false
 	}
-	switch {
-	case s.p.Variant == Software:
-		if sp >= q.released && sp >= q.maxSent {
-			return 0, waiting, false
-		}
-		class = t.swClass
-	case t.size() <= s.bdp:
-		class = s.pSmall
-	case s.p.Variant == SenderOnly || sp < t.start+s.bdp:
-		class = s.firstClass(q, t)
-	case sp < t.grantEnd:
-		class = t.grantClass
-	case sp < q.maxSent:
-		class = s.firstClass(q, t) // guard off: a retransmission beyond a revoked grant
-	default:
-		return 0, gated, false
+	class, v = s.classify(s, q, t, sp)
+	if v != mayPick {
+		return 0, v, false
 	}
 	if guard && unacked && class != qp.LastClass() {
 		if s.p.Guard == GuardInherit {
@@ -504,10 +487,13 @@ func (s *Scheduler) Sent(qp *rnic.QP, p *fabric.Packet) {
 	if q.inheriting {
 		s.stats.GuardInherited++
 	}
-	if s.p.Variant == Full {
-		s.announce(q, p)
-	}
 	s.refresh(q)
+}
+
+// Stamp implements rnic.Stamper: before the packet's pacing is computed,
+// storm writes what its receiver needs to know into it (announce).
+func (s *Scheduler) Stamp(qp *rnic.QP, p *fabric.Packet) {
+	s.stampAnnounce(qp.SchedState.(*qpState), p)
 }
 
 // announce writes the transaction's kind, ordinal, the QP's backlog and
@@ -538,11 +524,8 @@ func (s *Scheduler) announce(q *qpState, p *fabric.Packet) {
 // Control implements rnic.Scheduler: a grant for one of this NIC's QPs,
 // or a backlog update for this NIC's receiver.
 func (s *Scheduler) Control(now engine.Time, p *fabric.Packet) {
-	if p.Kind == fabric.Control && s.p.Variant == Full {
-		a := decodeAnnounce(p.Arg)
-		if a.kind == kindUpdate {
-			s.rx.update(now, p.QP, a.ord, a.backlog)
-		}
+	if p.Kind == fabric.Control {
+		s.rxUpdate(now, p)
 		return
 	}
 	if p.Kind != fabric.Grant {
@@ -576,15 +559,11 @@ func (s *Scheduler) Control(now engine.Time, p *fabric.Packet) {
 		t.grantClass = g.class
 	}
 	s.refresh(q)
-	s.h.Port().Kick(now)
+	s.h.Wake(now)
 }
 
 // Received implements rnic.Scheduler: the receiver side of storm.
-func (s *Scheduler) Received(now engine.Time, p *fabric.Packet) {
-	if s.p.Variant == Full && p.Arg != 0 {
-		s.rx.data(now, p)
-	}
-}
+func (s *Scheduler) Received(now engine.Time, p *fabric.Packet) { s.rxData(now, p) }
 
 // maybeUpdate tells q's receiver the backlog behind q's HOL transaction if
 // it changed since the receiver last heard, the transaction is super-BDP,
