@@ -2,10 +2,9 @@ package analysis
 
 import (
 	"fmt"
-	"math"
-	"math/bits"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
 )
 
 // nsPerSecond is 10^9, the reference model's time scale for rates.
@@ -35,56 +34,19 @@ func IdealFCT(size, payload, headerBytes int64, baseRTT engine.Time, bottleneck 
 		packets = (size-1)/payload + 1
 	}
 	total := size + packets*headerBytes
-	ns := baseRTT.Nanoseconds() + mulDiv(total, 8*nsPerSecond, int64(bottleneck))
+	ns := baseRTT.Nanoseconds() + engine.MulDiv(total, 8*nsPerSecond, int64(bottleneck))
 	return engine.Time(ns) * engine.Nanosecond
 }
 
-// BaseRTT is the reference model's base RTT of a path (REFERENCE.md 8.1),
-// in whole ns:
-//
-//	base_rtt = 2*sum(propagation delays) + sum over hops of payload*8*10^9/rate
-//
-// where the per-hop serialization term is an integer division in ns (one
-// payload-size packet per hop, one direction, no header, no ACK).
-// propDelays and hopRates list the links of the one-way path (normally the
-// same length; each slice is summed on its own). Propagation delays are
-// summed in ps and truncated to ns after doubling. A non-positive rate or a
-// negative payload is a bug and panics.
+// BaseRTT is the reference model's base RTT of a path (REFERENCE.md 8.1);
+// fabric.BaseRTT documents it. The simulator's paths (fabric.Path.BaseRTT,
+// Network.MaxRTTBDP) and this package use that one function, so a flow's
+// ideal FCT and the NIC's maxRtt cannot round differently.
 func BaseRTT(propDelays []engine.Time, hopRates []engine.Rate, payload int64) engine.Time {
-	if payload < 0 {
-		panic(fmt.Sprintf("analysis: BaseRTT with negative payload %d", payload))
-	}
-	var prop engine.Time
-	for _, d := range propDelays {
-		prop += d
-	}
-	ns := (2 * prop).Nanoseconds()
-	for i, r := range hopRates {
-		if r <= 0 {
-			panic(fmt.Sprintf("analysis: BaseRTT hop %d has non-positive rate %d", i, int64(r)))
-		}
-		ns += mulDiv(payload, 8*nsPerSecond, int64(r))
-	}
-	return engine.Time(ns) * engine.Nanosecond
-}
-
-// mulDiv is a*b/c for non-negative a, b and positive c, truncated, with a
-// 128-bit intermediate; it saturates at MaxInt64.
-func mulDiv(a, b, c int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi >= uint64(c) {
-		return math.MaxInt64
-	}
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	if q > math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return int64(q)
+	return fabric.BaseRTT(propDelays, hopRates, payload)
 }
 
 // BDP is the bandwidth-delay product in bytes as the reference model
 // computes it (REFERENCE.md 2.1): rtt_ns * rate / 10^9 / 8, integer. It is
 // the usual size boundary for SplitAt.
-func BDP(rtt engine.Time, rate engine.Rate) int64 {
-	return mulDiv(rtt.Nanoseconds(), int64(rate), nsPerSecond) / 8
-}
+func BDP(rtt engine.Time, rate engine.Rate) int64 { return fabric.BDP(rtt, rate) }

@@ -306,3 +306,19 @@ func FormatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + "B"
 }
+
+// MulDiv is a*b/c for non-negative a, b and positive c, truncated, with a
+// 128-bit intermediate; it saturates at MaxInt64. Byte-time products
+// (bytes * 8 * 10^9 / rate, ns * rate / 10^9) overflow 64 bits for sizes
+// and times the model otherwise represents.
+func MulDiv(a, b, c int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi >= uint64(c) {
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	if q > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(q)
+}

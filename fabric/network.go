@@ -305,16 +305,8 @@ func (p Path) Bottleneck() engine.Rate {
 	return b
 }
 
-// BaseRTT is the reference model's base RTT (REFERENCE 8.1): twice the
-// propagation delay plus one payload-sized serialization per hop, with the
-// per-hop serialization computed in integer nanoseconds.
-func (p Path) BaseRTT(payload int64) engine.Time {
-	var ns int64
-	for i, r := range p.Rates {
-		ns += 2*p.Delays[i].Nanoseconds() + payload*8*1e9/int64(r)
-	}
-	return engine.Time(ns) * engine.Nanosecond
-}
+// BaseRTT is the path's base RTT (REFERENCE 8.1, the function BaseRTT).
+func (p Path) BaseRTT(payload int64) engine.Time { return BaseRTT(p.Delays, p.Rates, payload) }
 
 // PathBetween returns the path from host src to host dst.
 func (n *Network) PathBetween(src, dst int) Path {
@@ -326,16 +318,17 @@ func (n *Network) PathBetween(src, dst int) Path {
 	return p
 }
 
-// hopNs is one hop's part of Path.BaseRTT.
+// hopNs is one hop's part of BaseRTT: twice its propagation delay, in
+// whole ns, plus one payload's serialization, in whole ns.
 func hopNs(payload int64, r engine.Rate, d engine.Time) int64 {
-	return 2*d.Nanoseconds() + payload*8*1e9/int64(r)
+	return (2 * d).Nanoseconds() + engine.MulDiv(payload, 8*1_000_000_000, int64(r))
 }
 
 // maxOf folds one path's base RTT (ns) and bottleneck into MaxRTTBDP's
 // maxima.
 func maxOf(maxRTT engine.Time, maxBDP, ns int64, bottleneck engine.Rate) (engine.Time, int64) {
 	rtt := engine.Time(ns) * engine.Nanosecond
-	return max(maxRTT, rtt), max(maxBDP, rtt.Nanoseconds()*int64(bottleneck)/1e9/8)
+	return max(maxRTT, rtt), max(maxBDP, BDP(rtt, bottleneck))
 }
 
 // walkPath calls hop with the rate and delay of every link on the first

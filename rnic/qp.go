@@ -36,11 +36,9 @@ type QP struct {
 	rtoAt engine.Time // retransmission deadline, Never when nothing is in flight
 	ccAt  engine.Time // earliest pending CC timer event
 
-	// Scheduler-owned state: a scheduler may use these freely for its
-	// own lists and ranks; the NIC never reads them.
-	SchedPrev, SchedNext *QP
-	SchedIndex           int
-	SchedState           any
+	// SchedState is the scheduler's own: it may keep its per-QP state
+	// here; the NIC never reads it.
+	SchedState any
 }
 
 // Host is the NIC the QP belongs to.

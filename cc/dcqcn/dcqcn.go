@@ -141,7 +141,7 @@ const (
 	numTimers
 )
 
-// QP is one queue pair's DCQCN state machine.
+// State is one queue pair's DCQCN state machine.
 //
 // The three timers run in simulated time exactly as in the reference, but
 // a firing that cannot change the rate is not exposed through NextTimer:
@@ -151,7 +151,7 @@ const (
 // floating-point operations, when the state machine is next entered. The
 // rates are therefore identical to a QP whose timers all fire as events,
 // while a recovered QP costs the event queue nothing.
-type QP struct {
+type State struct {
 	p      Params
 	env    cc.Env
 	floor  engine.Rate
@@ -175,8 +175,8 @@ type QP struct {
 }
 
 // New builds the state machine for one QP. p must be valid.
-func New(p Params, env cc.Env) *QP {
-	q := &QP{
+func New(p Params, env cc.Env) *State {
+	q := &State{
 		p:      p,
 		env:    env,
 		floor:  cc.RateFloor(env, p.MinRate),
@@ -194,7 +194,7 @@ func New(p Params, env cc.Env) *QP {
 }
 
 // OnAck handles an ACK or NACK: its CNP flag (ECE) is a CNP.
-func (q *QP) OnAck(fb *cc.Feedback) {
+func (q *State) OnAck(fb *cc.Feedback) {
 	now := fb.Now
 	if fb.ECE && q.env.NS3Arith && q.started && fb.Scheduled < now-q.period[alphaTimer] {
 		// ns-3 runs same-ns events in the order they were scheduled. This
@@ -218,16 +218,16 @@ func (q *QP) OnAck(fb *cc.Feedback) {
 }
 
 // OnCNP handles a standalone CNP packet.
-func (q *QP) OnCNP(now engine.Time) {
+func (q *State) OnCNP(now engine.Time) {
 	q.advance(now)
 	q.cnp(now)
 }
 
 // OnTimer runs every timer firing due at or before now.
-func (q *QP) OnTimer(now engine.Time) { q.advance(now) }
+func (q *State) OnTimer(now engine.Time) { q.advance(now) }
 
 // NextTimer is the next firing that can change the rate.
-func (q *QP) NextTimer() engine.Time {
+func (q *State) NextTimer() engine.Time {
 	t := engine.Never
 	if q.cnpDec {
 		t = q.next[decreaseTimer]
@@ -239,20 +239,20 @@ func (q *QP) NextTimer() engine.Time {
 }
 
 // Rate is the current sending rate R.
-func (q *QP) Rate() engine.Rate { return q.rate }
+func (q *State) Rate() engine.Rate { return q.rate }
 
 // TargetRate is R_T, for tests and traces.
-func (q *QP) TargetRate() engine.Rate { return q.target }
+func (q *State) TargetRate() engine.Rate { return q.target }
 
 // Alpha is the current alpha, for tests and traces. Firings of the alpha
 // timer after the last call into the QP are not yet applied.
-func (q *QP) Alpha() float64 { return q.alpha }
+func (q *State) Alpha() float64 { return q.alpha }
 
 // Window is the reference window for the current rate (0: none).
-func (q *QP) Window() int64 { return cc.Window(q.env, q.p.HasWin, q.p.VarWin, q.rate) }
+func (q *State) Window() int64 { return cc.Window(q.env, q.p.HasWin, q.p.VarWin, q.rate) }
 
 // cnp is cnp_received_mlx.
-func (q *QP) cnp(now engine.Time) {
+func (q *State) cnp(now engine.Time) {
 	q.cnpAlpha, q.cnpDec = true, true
 	if q.started {
 		return
@@ -266,13 +266,13 @@ func (q *QP) cnp(now engine.Time) {
 	q.target = q.rate
 }
 
-func (q *QP) arm(t timer, now, at engine.Time) {
+func (q *State) arm(t timer, now, at engine.Time) {
 	q.armed[t] = now
 	q.next[t] = at
 }
 
 // advance fires, in order, every timer firing due at or before now.
-func (q *QP) advance(now engine.Time) {
+func (q *State) advance(now engine.Time) {
 	if !q.started || now == engine.Never {
 		return
 	}
@@ -292,7 +292,7 @@ func (q *QP) advance(now engine.Time) {
 // earliest is the timer that fires next: the earliest deadline, then the
 // one armed first (the engine runs ties in scheduling order), then the
 // fixed order alpha, decrease, increase.
-func (q *QP) earliest() timer {
+func (q *State) earliest() timer {
 	best := alphaTimer
 	for t := decreaseTimer; t < numTimers; t++ {
 		if q.next[t] < q.next[best] || q.next[t] == q.next[best] && q.armed[t] < q.armed[best] {
@@ -302,7 +302,7 @@ func (q *QP) earliest() timer {
 	return best
 }
 
-func (q *QP) fire(t timer) {
+func (q *State) fire(t timer) {
 	at := q.next[t]
 	q.arm(t, at, at+q.period[t])
 	switch t {
@@ -318,7 +318,7 @@ func (q *QP) fire(t timer) {
 }
 
 // updateAlpha is UpdateAlphaMlx.
-func (q *QP) updateAlpha() {
+func (q *State) updateAlpha() {
 	if q.cnpAlpha {
 		q.alpha = (1-q.p.EWMAGain)*q.alpha + q.p.EWMAGain
 	} else {
@@ -333,7 +333,7 @@ func (q *QP) updateAlpha() {
 // 1, and the next CNP's update (1-g)*alpha + g rounds to exactly g. So the
 // rates stay bit-identical to the reference while a quiet QP stops paying
 // for the decay after about 11 ms (g = 1/256) instead of 190 ms.
-func (q *QP) decayAlpha() {
+func (q *State) decayAlpha() {
 	q.alpha = (1 - q.p.EWMAGain) * q.alpha
 	if q.alpha < q.negligibleAlpha {
 		q.alpha = 0
@@ -341,7 +341,7 @@ func (q *QP) decayAlpha() {
 }
 
 // decrease is the body of CheckRateDecreaseMlx when a CNP is pending.
-func (q *QP) decrease(now engine.Time) {
+func (q *State) decrease(now engine.Time) {
 	if q.p.ClampTargetRate || q.stage > 0 {
 		q.target = q.rate
 	}
@@ -354,7 +354,7 @@ func (q *QP) decrease(now engine.Time) {
 
 // increase is RateIncEventTimerMlx: fast recovery, additive or hyper
 // increase by stage, then stage += 1.
-func (q *QP) increase() {
+func (q *State) increase() {
 	f := int64(q.p.FastRecoveryTimes)
 	switch {
 	case q.stage < f:
@@ -376,7 +376,7 @@ func (q *QP) increase() {
 // and the stage. So alpha and decrease firings are replayed in bulk, the
 // increase firings one by one, and, once the increase timer is idle, its
 // firings in bulk too.
-func (q *QP) skipQuiet(now engine.Time) {
+func (q *State) skipQuiet(now engine.Time) {
 	n := q.firingsBy(alphaTimer, now)
 	if n > maxExactDecays && q.alpha != 0 {
 		// Only with a tiny g can alpha survive this many decays; then
@@ -400,7 +400,7 @@ func (q *QP) skipQuiet(now engine.Time) {
 }
 
 // firingsBy moves timer t past now and returns how many firings that was.
-func (q *QP) firingsBy(t timer, now engine.Time) int64 {
+func (q *State) firingsBy(t timer, now engine.Time) int64 {
 	if q.next[t] > now {
 		return 0
 	}

@@ -61,8 +61,8 @@ func Spec(p Params) cc.Spec {
 	}
 }
 
-// QP is one queue pair's DCTCP state machine.
-type QP struct {
+// State is one queue pair's DCTCP state machine.
+type State struct {
 	p     Params
 	env   cc.Env
 	floor engine.Rate
@@ -79,13 +79,13 @@ type QP struct {
 }
 
 // New builds the state machine for one QP. p must be valid.
-func New(p Params, env cc.Env) *QP {
-	return &QP{p: p, env: env, floor: cc.RateFloor(env, p.MinRate),
+func New(p Params, env cc.Env) *State {
+	return &State{p: p, env: env, floor: cc.RateFloor(env, p.MinRate),
 		mtu: max(env.MTU, 1), rate: env.LineRate, alpha: p.AlphaInit}
 }
 
 // OnAck is HandleAckDctcp; the ECN echo is the ACK's CNP flag (ECE).
-func (q *QP) OnAck(fb *cc.Feedback) {
+func (q *State) OnAck(fb *cc.Feedback) {
 	q.sndNxt = fb.SndNxt
 	if fb.ECE {
 		q.ecnCnt++
@@ -119,7 +119,7 @@ func (q *QP) OnAck(fb *cc.Feedback) {
 // that acknowledges nothing: it counts toward alpha and cuts the rate
 // unless a cut is already in force. A dcsim extension: the reference
 // model's CNP packets never reach DCTCP.
-func (q *QP) OnCNP(engine.Time) {
+func (q *State) OnCNP(engine.Time) {
 	q.ecnCnt++
 	if !q.cwr {
 		q.cut()
@@ -128,23 +128,23 @@ func (q *QP) OnCNP(engine.Time) {
 
 // cut is R = max(min_rate, R*(1 - alpha/2)) and entering CWR until
 // everything sent so far is ACKed.
-func (q *QP) cut() {
+func (q *State) cut() {
 	q.rate = cc.ClampRate(cc.ScaleRate(q.rate, 1-q.alpha/2), q.floor, q.env.LineRate)
 	q.cwr = true
 	q.highSeq = q.sndNxt
 }
 
 // OnTimer does nothing: rate-based DCTCP has no timers.
-func (q *QP) OnTimer(engine.Time) {}
+func (q *State) OnTimer(engine.Time) {}
 
 // NextTimer is always Never.
-func (q *QP) NextTimer() engine.Time { return engine.Never }
+func (q *State) NextTimer() engine.Time { return engine.Never }
 
 // Rate is the current rate.
-func (q *QP) Rate() engine.Rate { return q.rate }
+func (q *State) Rate() engine.Rate { return q.rate }
 
 // Alpha is the current alpha, for tests and traces.
-func (q *QP) Alpha() float64 { return q.alpha }
+func (q *State) Alpha() float64 { return q.alpha }
 
 // Window is the reference window for the current rate (0: none).
-func (q *QP) Window() int64 { return cc.Window(q.env, q.p.HasWin, q.p.VarWin, q.rate) }
+func (q *State) Window() int64 { return cc.Window(q.env, q.p.HasWin, q.p.VarWin, q.rate) }

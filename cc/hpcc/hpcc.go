@@ -86,8 +86,8 @@ type hopState struct {
 	incStage int
 }
 
-// QP is one queue pair's HPCC state machine.
-type QP struct {
+// State is one queue pair's HPCC state machine.
+type State struct {
 	p     Params
 	env   cc.Env
 	floor engine.Rate
@@ -106,8 +106,8 @@ type QP struct {
 }
 
 // New builds the state machine for one QP. p must be valid.
-func New(p Params, env cc.Env) *QP {
-	q := &QP{
+func New(p Params, env cc.Env) *State {
+	q := &State{
 		p:     p,
 		env:   env,
 		floor: cc.RateFloor(env, p.MinRate),
@@ -127,7 +127,7 @@ func New(p Params, env cc.Env) *QP {
 
 // OnAck runs the full update on the first ACK of a new RTT and the fast
 // reaction (when fast_react) on the others; NACKs count as ACKs.
-func (q *QP) OnAck(fb *cc.Feedback) {
+func (q *State) OnAck(fb *cc.Feedback) {
 	if fb.AckSeq > q.lastUpdateSeq {
 		q.update(fb, false)
 	} else if q.p.FastReact {
@@ -136,29 +136,29 @@ func (q *QP) OnAck(fb *cc.Feedback) {
 }
 
 // OnCNP does nothing: HPCC does not use ECN.
-func (q *QP) OnCNP(engine.Time) {}
+func (q *State) OnCNP(engine.Time) {}
 
 // OnTimer does nothing: HPCC has no timers.
-func (q *QP) OnTimer(engine.Time) {}
+func (q *State) OnTimer(engine.Time) {}
 
 // NextTimer is always Never.
-func (q *QP) NextTimer() engine.Time { return engine.Never }
+func (q *State) NextTimer() engine.Time { return engine.Never }
 
 // Rate is the current rate R.
-func (q *QP) Rate() engine.Rate { return q.rate }
+func (q *State) Rate() engine.Rate { return q.rate }
 
 // RefRate is R_c, for tests and traces.
-func (q *QP) RefRate() engine.Rate { return q.rc }
+func (q *State) RefRate() engine.Rate { return q.rc }
 
 // Util is the utilisation estimate U (single-rate mode), for tests and
 // traces.
-func (q *QP) Util() float64 { return q.u }
+func (q *State) Util() float64 { return q.u }
 
 // Window is max(1, W*R/R_max) with has_win and var_win (0: no window).
-func (q *QP) Window() int64 { return cc.Window(q.env, q.p.HasWin, q.p.VarWin, q.rate) }
+func (q *State) Window() int64 { return cc.Window(q.env, q.p.HasWin, q.p.VarWin, q.rate) }
 
 // update is UpdateRateHp; fast is its fast_react argument.
-func (q *QP) update(fb *cc.Feedback, fast bool) {
+func (q *State) update(fb *cc.Feedback, fast bool) {
 	nextSeq := fb.SndNxt
 	if q.lastUpdateSeq == 0 { // first RTT: remember the hops only
 		q.lastUpdateSeq = nextSeq
@@ -174,7 +174,7 @@ func (q *QP) update(fb *cc.Feedback, fast bool) {
 }
 
 // react computes each hop's utilisation and the new rate.
-func (q *QP) react(hops []fabric.INTHop, fast bool) {
+func (q *State) react(hops []fabric.INTHop, fast bool) {
 	var (
 		maxU       float64
 		dt         float64
@@ -247,7 +247,7 @@ func (q *QP) react(hops []fabric.INTHop, fast bool) {
 // A record that does not advance (tau <= 0, fewer bytes than before: a
 // repeated or re-routed hop) or has no line rate gives no sample; the
 // reference's modular arithmetic would turn it into a huge one.
-func (q *QP) hopUtil(h, old *fabric.INTHop) (u, tau float64, ok bool) {
+func (q *State) hopUtil(h, old *fabric.INTHop) (u, tau float64, ok bool) {
 	d := h.Time - old.Time
 	bytes := h.TxBytes - old.TxBytes
 	if d <= 0 || bytes < 0 || h.LineRate <= 0 {
@@ -270,7 +270,7 @@ func (q *QP) hopUtil(h, old *fabric.INTHop) (u, tau float64, ok bool) {
 // operations (cc.Env.NS3Arith): tau in whole ns, duration = tau*1e-9 s,
 // txRate = bytes*8/duration, u = txRate/B + qlen*R_max/B/W; tau is
 // returned in ns, for ewma's ns arithmetic.
-func (q *QP) hopUtilNS3(h, old *fabric.INTHop, d engine.Time, bytes int64) (u, tau float64, ok bool) {
+func (q *State) hopUtilNS3(h, old *fabric.INTHop, d engine.Time, bytes int64) (u, tau float64, ok bool) {
 	tauNs := uint64(d / engine.Nanosecond)
 	if tauNs == 0 {
 		return 0, 0, false
@@ -287,7 +287,7 @@ func (q *QP) hopUtilNS3(h, old *fabric.INTHop, d engine.Time, bytes int64) (u, t
 // ewma is U = (U*(T - dt) + u*dt)/T with dt capped at T. A zero T (no base
 // RTT given) makes each sample replace U. With NS3Arith, T and dt are
 // whole ns as in UpdateRateHp (uint64 m_baseRtt - dt, then doubles).
-func (q *QP) ewma(old, u, dt float64) float64 {
+func (q *State) ewma(old, u, dt float64) float64 {
 	if q.t <= 0 {
 		return u
 	}
@@ -303,7 +303,7 @@ func (q *QP) ewma(old, u, dt float64) float64 {
 // target is HPCC's rate law for reference rate rc, stage and utilisation
 // U: multiplicative R_c/k + W_AI when k = U/eta >= 1 or the additive
 // stages are used up, else additive R_c + W_AI; clamped to [floor, R_max].
-func (q *QP) target(rc engine.Rate, stage int, u float64) (engine.Rate, int) {
+func (q *State) target(rc engine.Rate, stage int, u float64) (engine.Rate, int) {
 	k := u / q.p.TargetUtil
 	var r engine.Rate
 	if k >= 1 || stage >= q.p.MaxStage {

@@ -272,7 +272,7 @@ type bottleneck struct {
 }
 
 type toyFlow struct {
-	q         *QP
+	q         *State
 	sndNxt    int64
 	sndUna    int64
 	nextSend  engine.Time

@@ -23,26 +23,26 @@ func Spec(p Params) cc.Spec {
 	return cc.Spec{Name: Name, New: func(env cc.Env) cc.Algorithm { return New(env) }}
 }
 
-// QP sends at line rate whatever happens.
-type QP struct{ lineRate engine.Rate }
+// State sends at line rate whatever happens.
+type State struct{ lineRate engine.Rate }
 
 // New builds the state machine for one QP.
-func New(env cc.Env) *QP { return &QP{lineRate: env.LineRate} }
+func New(env cc.Env) *State { return &State{lineRate: env.LineRate} }
 
 // OnAck ignores the feedback.
-func (q *QP) OnAck(*cc.Feedback) {}
+func (q *State) OnAck(*cc.Feedback) {}
 
 // OnCNP ignores the CNP.
-func (q *QP) OnCNP(engine.Time) {}
+func (q *State) OnCNP(engine.Time) {}
 
 // OnTimer is never needed.
-func (q *QP) OnTimer(engine.Time) {}
+func (q *State) OnTimer(engine.Time) {}
 
 // NextTimer is always Never.
-func (q *QP) NextTimer() engine.Time { return engine.Never }
+func (q *State) NextTimer() engine.Time { return engine.Never }
 
 // Rate is the line rate.
-func (q *QP) Rate() engine.Rate { return q.lineRate }
+func (q *State) Rate() engine.Rate { return q.lineRate }
 
 // Window is 0: no window.
-func (q *QP) Window() int64 { return 0 }
+func (q *State) Window() int64 { return 0 }

@@ -104,8 +104,8 @@ func Spec(p Params) cc.Spec {
 	}
 }
 
-// QP is one queue pair's TIMELY state machine.
-type QP struct {
+// State is one queue pair's TIMELY state machine.
+type State struct {
 	p     Params
 	env   cc.Env
 	floor engine.Rate
@@ -118,13 +118,13 @@ type QP struct {
 }
 
 // New builds the state machine for one QP. p must be valid.
-func New(p Params, env cc.Env) *QP {
-	return &QP{p: p, env: env, floor: cc.RateFloor(env, p.MinRate), rate: env.LineRate}
+func New(p Params, env cc.Env) *State {
+	return &State{p: p, env: env, floor: cc.RateFloor(env, p.MinRate), rate: env.LineRate}
 }
 
 // OnAck runs the update on the first ACK of each RTT (ack_seq >
 // last_update_seq); other ACKs do nothing. NACKs count as ACKs.
-func (q *QP) OnAck(fb *cc.Feedback) {
+func (q *State) OnAck(fb *cc.Feedback) {
 	if fb.AckSeq <= q.lastUpdateSeq {
 		return
 	}
@@ -139,7 +139,7 @@ func (q *QP) OnAck(fb *cc.Feedback) {
 }
 
 // react is the body of UpdateRateTimely for one RTT sample.
-func (q *QP) react(rtt engine.Time) {
+func (q *State) react(rtt engine.Time) {
 	newDiff := float64(int64(rtt) - int64(q.prevRTT))
 	q.rttDiff = (1-q.p.Alpha)*q.rttDiff + q.p.Alpha*newDiff
 	gradient := q.rttDiff / float64(q.p.MinRTT)
@@ -155,7 +155,7 @@ func (q *QP) react(rtt engine.Time) {
 	}
 }
 
-func (q *QP) increase() {
+func (q *State) increase() {
 	step := q.p.RateAI
 	if q.incStage >= haiStages {
 		step = q.p.RateHAI
@@ -164,22 +164,22 @@ func (q *QP) increase() {
 	q.incStage++
 }
 
-func (q *QP) decrease(c float64) {
+func (q *State) decrease(c float64) {
 	q.rate = cc.ClampRate(cc.ScaleRate(q.rate, c), q.floor, q.env.LineRate)
 	q.incStage = 0
 }
 
 // OnCNP does nothing: TIMELY does not use ECN.
-func (q *QP) OnCNP(engine.Time) {}
+func (q *State) OnCNP(engine.Time) {}
 
 // OnTimer does nothing: TIMELY has no timers.
-func (q *QP) OnTimer(engine.Time) {}
+func (q *State) OnTimer(engine.Time) {}
 
 // NextTimer is always Never.
-func (q *QP) NextTimer() engine.Time { return engine.Never }
+func (q *State) NextTimer() engine.Time { return engine.Never }
 
 // Rate is the current rate.
-func (q *QP) Rate() engine.Rate { return q.rate }
+func (q *State) Rate() engine.Rate { return q.rate }
 
 // Window is the reference window for the current rate (0: none).
-func (q *QP) Window() int64 { return cc.Window(q.env, q.p.HasWin, q.p.VarWin, q.rate) }
+func (q *State) Window() int64 { return cc.Window(q.env, q.p.HasWin, q.p.VarWin, q.rate) }
