@@ -52,12 +52,12 @@ func PrepareDir(dir string) error {
 	return os.Remove(probe.Name())
 }
 
-// clearRun removes the run files in dir before a new run is written
+// ClearRun removes the run files in dir before a new run is written
 // there: run.parquet first, so that from then on the directory holds no
 // complete run until the new run.parquet appears, then the others, so
 // that no file of an earlier run (its samples, or a training run's
 // iterations) is left beside the new one. A file named in keep stays.
-func clearRun(dir string, keep ...string) error {
+func ClearRun(dir string, keep ...string) error {
 	for i := len(runFiles) - 1; i >= 0; i-- {
 		if slices.Contains(keep, runFiles[i]) {
 			continue

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"github.com/dcsim/dcsim/workloads/cloud"
 	"reflect"
 	"strings"
 
@@ -305,8 +306,8 @@ var routers = []Router{
 		New: func(_ *engine.Sim, topo *fabric.Topology) fabric.Router { return fabric.NewNS3ECMP(topo) }},
 }
 
-// routerFor is the router of the scenario's compat profile.
-func routerFor(s *Scenario) Router {
+// RouterFor is the router of the scenario's compat profile.
+func RouterFor(s *Scenario) Router {
 	for _, r := range routers {
 		if r.Compat == s.Compat {
 			return r
@@ -315,9 +316,9 @@ func routerFor(s *Scenario) Router {
 	panic(fmt.Sprintf("scenario: compat %q has no router", s.Compat))
 }
 
-// schedulerCounters are every registered scheduler's counters over hosts,
+// SchedulerCounters are every registered scheduler's counters over hosts,
 // each implementation's once.
-func schedulerCounters(hosts []*rnic.Host, into map[string]int64) {
+func SchedulerCounters(hosts []*rnic.Host, into map[string]int64) {
 	seen := map[uintptr]bool{}
 	for _, p := range schedulers {
 		if p.Counters == nil {
@@ -330,4 +331,47 @@ func schedulerCounters(hosts []*rnic.Host, into map[string]int64) {
 			}
 		}
 	}
+}
+
+// workloadSplit derives size thresholds for a size-aware scheduler from
+// the main workload: PIAS's published table for that distribution when
+// table is "pias" and one exists (REFERENCE 6.4), else the equal-count
+// split of its CDF into levels classes (REFERENCE 6.3, 6.4). A workload
+// with no size distribution (incast, flow list, training) gets fallback.
+func workloadSplit(s *Scenario, levels int, table string, fallback []int64) ([]int64, error) {
+	w := &s.Workload
+	if w.Kind != Cloud {
+		return fallback, nil
+	}
+	if table == "pias" {
+		if t, ok := baselines.PIASTable(w.Distribution, levels); ok {
+			return t, nil
+		}
+	}
+	cdf, err := cloud.Load(w.Distribution)
+	if err != nil {
+		return nil, err
+	}
+	return baselines.EqualSplit(cdf.Quantile, levels)
+}
+
+// MustScheduler is the registered scheduler called name, which a
+// validated scenario names; anything else is a bug and panics.
+func MustScheduler(name string) Plugin { return mustPlugin(schedulers, name) }
+
+// MustAlgorithm is the registered congestion-control algorithm called
+// name, which a validated scenario names; anything else panics.
+func MustAlgorithm(name string) Plugin { return mustPlugin(algorithms, name) }
+
+// AddScheduler registers p after the built-in schedulers, for a program
+// or a test that brings its own (TestTestOnlySchedulerRuns in package
+// wiring); remove takes it out again. A name already registered is a bug
+// and panics. It is not safe to call while scenarios are parsed or built.
+func AddScheduler(p Plugin) (remove func()) {
+	if _, ok := lookup(schedulers, p.Name); ok {
+		panic(fmt.Sprintf("scenario: scheduler %q is already registered", p.Name))
+	}
+	old := schedulers
+	schedulers = append(append([]Plugin(nil), schedulers...), p)
+	return func() { schedulers = old }
 }

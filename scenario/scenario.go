@@ -196,7 +196,7 @@ type NIC struct {
 
 // rto is the retransmission timeout the RNIC takes: 0 for both "0" and
 // "never" (no timeout), so that now + rto cannot overflow.
-func (n *NIC) rto() engine.Time {
+func (n *NIC) RTOTime() engine.Time {
 	if n.RTO.T() == engine.Never {
 		return 0
 	}
@@ -308,11 +308,11 @@ type Collectives struct {
 	OverlapDPCollectives bool
 }
 
-func (p *SimAIParams) collectives() Collectives {
+func (p *SimAIParams) CollectiveModel() Collectives {
 	return Collectives{p.SendLatencyTable, p.Protocol, p.ForceChannels, p.OverlapDPCollectives}
 }
 
-func (p *CollectiveParams) collectives() Collectives {
+func (p *CollectiveParams) CollectiveModel() Collectives {
 	return Collectives{p.SendLatencyTable, p.Protocol, p.ForceChannels, false}
 }
 

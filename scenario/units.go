@@ -316,3 +316,10 @@ func hostIndex(s string) (int, error) {
 	}
 	return n, nil
 }
+
+// MaxBytes bounds every size in a scenario (1 PiB): buffers, thresholds
+// and message sizes are int64 bytes that the model scales by port rates
+// (up to 16x from 100 Gbps) and multiplies by 8 bits, so a size near the
+// int64 limit would overflow inside it (a lossy switch with a
+// 9223372036854775807 B buffer dropped every packet).
+const MaxBytes = 1 << 50

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"github.com/dcsim/dcsim/workloads/simai"
 	"math"
 	"reflect"
 	"slices"
@@ -213,7 +214,7 @@ func (t *Topology) validateFootprint() *FieldError {
 	if widest > fabric.MaxSwitchPorts {
 		return fieldErr("topology."+field, "a switch would have %d ports, more than the %d the builder can index", widest, fabric.MaxSwitchPorts)
 	}
-	return checkFootprint("topology."+field, fabric.EstimateFootprint(hosts, switches, links, routes))
+	return CheckFootprint("topology."+field, fabric.EstimateFootprint(hosts, switches, links, routes))
 }
 
 // shape counts what the builder makes of a generated topology: hosts,
@@ -275,9 +276,9 @@ func (s *Scenario) validateTraceRows() *FieldError {
 	return nil
 }
 
-// checkFootprint rejects an estimate above MaxBuildBytes, naming the field
+// CheckFootprint rejects an estimate above MaxBuildBytes, naming the field
 // that sized it.
-func checkFootprint(field string, f fabric.Footprint) *FieldError {
+func CheckFootprint(field string, f fabric.Footprint) *FieldError {
 	if f.Total() <= MaxBuildBytes {
 		return nil
 	}
@@ -485,7 +486,7 @@ func (c *SimAIParams) validate(p string) *FieldError {
 		positiveRate(p+"nvlink", c.NVLink),
 		between(p+"iterations", c.Iterations, 1, 1<<20),
 		nonNegativeTime(p+"send_latency", c.SendLatency, false),
-		validateCollectives(p, c.collectives()),
+		validateCollectives(p, c.CollectiveModel()),
 	); fe != nil {
 		return fe
 	}
@@ -507,7 +508,7 @@ func (c *CollectiveParams) validate(p string) *FieldError {
 		oneOf(p+"op", "collective", c.Op, []string{"allreduce", "reducescatter", "allgather", "alltoall"}),
 		between(p+"iterations", c.Iterations, 1, 1<<20),
 		nonNegativeTime(p+"send_latency", c.SendLatency, false),
-		validateCollectives(p, c.collectives()),
+		validateCollectives(p, c.CollectiveModel()),
 	); fe != nil {
 		return fe
 	}
@@ -609,4 +610,12 @@ func (t *Trace) validate() *FieldError {
 		}
 	}
 	return nil
+}
+
+func simaiModels() []string {
+	var out []string
+	for _, m := range simai.Models() {
+		out = append(out, m.Name)
+	}
+	return out
 }

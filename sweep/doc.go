@@ -84,8 +84,8 @@
 //   - removes a stale run.parquet, error.txt and temporary files of an
 //     interrupted write from the directory;
 //   - writes scenario.yaml, runs the simulation with the swept values as
-//     scenario.Options.Params, and writes flows.parquet (samples.parquet),
-//     scenario.yaml and, last, run.parquet (scenario.Result.WriteDir),
+//     wiring.Options.Params, and writes flows.parquet (samples.parquet),
+//     scenario.yaml and, last, run.parquet (wiring.Result.WriteDir),
 //     each atomically.
 //
 // So run.parquet exists only for complete points, and a killed sweep

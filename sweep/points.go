@@ -10,6 +10,7 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 // Point is one simulation of a sweep.
@@ -193,7 +194,7 @@ func (s *Spec) baseLoader() (func(sets []string) (*scenario.Scenario, error), er
 func (s *Spec) Check(points []Point) error {
 	for i := range points {
 		p := &points[i]
-		if _, err := scenario.Build(p.Scenario); err != nil {
+		if _, err := wiring.Build(p.Scenario); err != nil {
 			return s.pointError(p, nil, err)
 		}
 	}

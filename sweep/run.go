@@ -15,6 +15,7 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 // ErrorFile is written into a point's directory when the point fails (an
@@ -202,12 +203,12 @@ func RunPoint(p *Point, dir, version string) (err error) {
 
 // simulate builds and runs one point; tests replace it to make points
 // fail or panic.
-var simulate = func(p *Point, dir, version string) (*scenario.Result, error) {
-	sim, err := scenario.Build(p.Scenario)
+var simulate = func(p *Point, dir, version string) (*wiring.Result, error) {
+	sim, err := wiring.Build(p.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(scenario.Options{Params: p.Params, Version: version, Dir: dir}), nil
+	return sim.Run(wiring.Options{Params: p.Params, Version: version, Dir: dir}), nil
 }
 
 // prepareDir makes dir and clears what an earlier, interrupted or failed

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dcsim/dcsim/analysis"
-	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 // sixPoints is a sweep of six tiny points (a few ms each).
@@ -192,7 +192,7 @@ func TestFailingPoints(t *testing.T) {
 	out := t.TempDir()
 	orig := simulate
 	t.Cleanup(func() { simulate = orig })
-	simulate = func(p *Point, dir, version string) (*scenario.Result, error) {
+	simulate = func(p *Point, dir, version string) (*wiring.Result, error) {
 		switch p.Index {
 		case 1:
 			return nil, errors.New("injected failure")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 // BenchmarkNetwork is the whole-network benchmark: the 128-host 100 Gbps
@@ -169,7 +170,7 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sim, err := scenario.Build(s)
+		sim, err := wiring.Build(s)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func benchScenario(b *testing.B, name string, sets ...string) {
 		runtime.ReadMemStats(&before)
 		cpu0 := cpuSeconds()
 		b.StartTimer()
-		r := sim.Run(scenario.Options{})
+		r := sim.Run(wiring.Options{})
 		b.StopTimer()
 		cpu += cpuSeconds() - cpu0
 		runtime.ReadMemStats(&after)
@@ -225,7 +226,7 @@ func BenchmarkBuild(b *testing.B) {
 				runtime.GC()
 				cpu0 := cpuSeconds()
 				b.StartTimer()
-				sim, err := scenario.Build(s)
+				sim, err := wiring.Build(s)
 				if err != nil {
 					b.Fatal(err)
 				}

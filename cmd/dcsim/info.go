@@ -12,6 +12,7 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
@@ -75,7 +76,7 @@ func newValidateCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			if _, err := scenario.Build(s); err != nil {
+			if _, err := wiring.Build(s); err != nil {
 				return badInput(err)
 			}
 			printWarnings(cmd.ErrOrStderr(), s)

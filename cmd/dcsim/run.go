@@ -14,6 +14,7 @@ import (
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 func newRunCmd() *cobra.Command {
@@ -50,7 +51,7 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 			if err != nil {
 				return badInput(err)
 			}
-			sim, err := scenario.Build(s)
+			sim, err := wiring.Build(s)
 			if err != nil {
 				return badInput(err)
 			}
@@ -62,15 +63,15 @@ run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
 				return badInput(fmt.Errorf("--out: %w", err))
 			}
 			stdout := cmd.OutOrStdout()
-			opt := scenario.Options{Version: version(), Dir: out}
+			opt := wiring.Options{Version: version(), Dir: out}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
 				if sim.Training() {
 					bar = newTrainingProgress(f)
-					opt.Progress = func(p scenario.Progress) { updateTrainingProgress(bar, p) }
+					opt.Progress = func(p wiring.Progress) { updateTrainingProgress(bar, p) }
 				} else {
 					bar = newProgress(f, engine.Time(s.Duration))
-					opt.Progress = func(p scenario.Progress) { updateProgress(bar, p) }
+					opt.Progress = func(p wiring.Progress) { updateProgress(bar, p) }
 				}
 			}
 			res := sim.Run(opt)
@@ -121,7 +122,7 @@ func newProgress(w io.Writer, dur engine.Time) *progressbar.ProgressBar {
 
 var progressStart = time.Now()
 
-func updateProgress(bar *progressbar.ProgressBar, p scenario.Progress) {
+func updateProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 	rate := float64(p.Events) / time.Since(progressStart).Seconds()
 	phase := "arrivals"
 	if p.Draining {
@@ -144,7 +145,7 @@ func newTrainingProgress(w io.Writer) *progressbar.ProgressBar {
 	)
 }
 
-func updateTrainingProgress(bar *progressbar.ProgressBar, p scenario.Progress) {
+func updateTrainingProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 	t := p.Training
 	bar.ChangeMax(max(t.Iterations, 1))
 	rate := float64(p.Events) / time.Since(progressStart).Seconds()

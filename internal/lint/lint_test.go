@@ -29,6 +29,7 @@ var layers = [][]string{
 	{"workloads/"},
 	{"analysis"},
 	{"scenario"},
+	{"wiring"},
 	{"sweep"},
 	{"cmd/"},
 }
@@ -163,7 +164,7 @@ func TestLayerOf(t *testing.T) {
 	}{
 		{"engine", "fabric"}, {"fabric", "cc"}, {"cc", "transport/rocev2"}, {"transport/rocev2", "rnic"},
 		{"rnic", "cc/dcqcn"}, {"cc/dcqcn", "sched/storm"}, {"sched/baselines", "workloads/cloud"},
-		{"workloads/simai", "analysis"}, {"analysis/queueing", "scenario"}, {"scenario", "sweep"},
+		{"workloads/simai", "analysis"}, {"analysis/queueing", "scenario"}, {"scenario", "wiring"}, {"wiring", "sweep"},
 		{"sweep", "cmd/dcsim"}, {"internal/invariants", "engine"},
 	} {
 		if la, lb := layerOf(tc.a), layerOf(tc.b); la < 0 || lb < 0 || la >= lb {

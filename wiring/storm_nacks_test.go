@@ -1,6 +1,7 @@
-package scenario
+package wiring
 
 import (
+	"github.com/dcsim/dcsim/scenario"
 	"testing"
 
 	"github.com/dcsim/dcsim/internal/invariants"
@@ -42,7 +43,7 @@ func testNoNACKs(t *testing.T, dist, duration string) {
 		{"srpt-guard-off", []string{"nic.scheduler=srpt", "nic.srpt.guard=off"}, true},
 	} {
 		t.Run(dist+"/"+c.name, func(t *testing.T) {
-			s, err := Load("storm-cloud", append(append([]string(nil), base...), c.set...))
+			s, err := scenario.Load("storm-cloud", append(append([]string(nil), base...), c.set...))
 			if err != nil {
 				t.Fatal(err)
 			}

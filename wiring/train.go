@@ -1,7 +1,8 @@
-package scenario
+package wiring
 
 import (
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 	"os"
 	"strings"
 
@@ -53,17 +54,9 @@ func (p *trainPost) Fire(now engine.Time, _ uint8) { p.tr.post(now, p.t) }
 func (e *trainSent) Fire(now engine.Time, _ uint8) { e.tr.apply(e.tr.run.Sent(now, e.id)) }
 func (w *trainWake) Fire(now engine.Time, _ uint8) { w.tr.apply(w.tr.run.Wake(now, w.token)) }
 
-func simaiModels() []string {
-	var out []string
-	for _, m := range simai.Models() {
-		out = append(out, m.Name)
-	}
-	return out
-}
-
 // loadSimAI reads a workload file (or a shipped one by name), or generates
 // one from the model.
-func loadSimAI(p *SimAIParams, gpus int) (*simai.Workload, error) {
+func loadSimAI(p *scenario.SimAIParams, gpus int) (*simai.Workload, error) {
 	if f := strings.TrimSpace(p.File); f != "" {
 		if w, err := simai.Shipped(f); err == nil {
 			return w, nil
@@ -98,27 +91,27 @@ func loadSimAI(p *SimAIParams, gpus int) (*simai.Workload, error) {
 	return simai.Generate(m, simai.Parallelism{TP: p.TP, DP: dp, EP: p.EP, GA: p.GA, OverlapGradReduce: p.OverlapGradReduce}, gpu)
 }
 
-// apply sets the collective model of cfg (validated: the protocol parses).
-func (c Collectives) apply(cfg *simai.RunConfig) {
+// applyCollectives sets the collective model of cfg (validated: the protocol parses).
+func applyCollectives(c scenario.Collectives, cfg *simai.RunConfig) {
 	cfg.SendLatencyTable = c.SendLatencyTable
 	cfg.Protocol, _ = simai.ParseProtocol(c.Protocol)
 	cfg.Channels = c.ForceChannels
 	cfg.OverlapDP = c.OverlapDPCollectives
 }
 
-func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
+func newTrainer(s *Sim, w *scenario.Workload, hosts int) (*trainer, error) {
 	cfg := simai.DefaultRunConfig()
 	tr := &trainer{sim: s}
 	var wl *simai.Workload
 	var err error
 	switch w.Kind {
-	case SimAI:
+	case scenario.SimAI:
 		p := w.SimAI
 		cfg.GPUsPerHost = p.GPUsPerServer
 		cfg.NVLinkRate = engine.Rate(p.NVLink)
 		cfg.Iterations = p.Iterations
 		cfg.SendLatency = engine.Time(p.SendLatency)
-		p.collectives().apply(&cfg)
+		applyCollectives(p.CollectiveModel(), &cfg)
 		cfg.CommScale = p.CommScale
 		cfg.GPUs = p.GPUs
 		if cfg.GPUs == 0 {
@@ -137,12 +130,12 @@ func newTrainer(s *Sim, w *Workload, hosts int) (*trainer, error) {
 			return nil, fmt.Errorf("simai.gpus_per_server: %d GPUs do not fill servers of %d", cfg.GPUs, p.GPUsPerServer)
 		}
 		tr.nicPerGPU = true
-	case Collective:
+	case scenario.Collective:
 		p := w.Collective
 		cfg.GPUs = hosts
 		cfg.Iterations = p.Iterations
 		cfg.SendLatency = engine.Time(p.SendLatency)
-		p.collectives().apply(&cfg)
+		applyCollectives(p.CollectiveModel(), &cfg)
 		if wl, err = simai.Microbench(p.Op, int64(p.Bytes), hosts); err != nil {
 			return nil, fmt.Errorf("collective: %v", err)
 		}

@@ -1,8 +1,9 @@
-package scenario
+package wiring
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,13 +12,12 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/fabric"
 	"go.yaml.in/yaml/v3"
 )
 
 // timePaths lists the dotted path of every field of s that prints as a
 // duration, plugin sub-maps included.
-func timePaths(t *testing.T, s *Scenario) []string {
+func timePaths(t *testing.T, s *scenario.Scenario) []string {
 	t.Helper()
 	var root yaml.Node
 	if err := yaml.Unmarshal(s.YAML(), &root); err != nil {
@@ -53,7 +53,7 @@ func timePaths(t *testing.T, s *Scenario) []string {
 func TestTimeFieldsCannotOverflow(t *testing.T) {
 	small := []string{"topology.kind=star", "topology.hosts=4", "duration=20us", "workload.load=0.3"}
 	for _, plugin := range []string{"nic.scheduler=fair", "nic.scheduler=storm", "nic.scheduler=pias", "cc.algorithm=dcqcn", "cc.algorithm=hpcc", "cc.algorithm=timely", "cc.algorithm=dctcp"} {
-		base, err := Load("default", append(small[:len(small):len(small)], plugin))
+		base, err := scenario.Load("default", append(small[:len(small):len(small)], plugin))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestTimeFieldsCannotOverflow(t *testing.T) {
 				if path != "drain_limit" {
 					set = append(set, "drain_limit=1ms")
 				}
-				s, err := Load("default", set)
+				s, err := scenario.Load("default", set)
 				if err != nil {
 					if strings.Contains(err.Error(), "panic") {
 						t.Errorf("%s=%s: %v", path, v, err)
@@ -104,7 +104,7 @@ func TestTimeAndSizeUnitErrors(t *testing.T) {
 		{"switch.buffer=1TiB", `--set switch.buffer=1TiB: switch.buffer: bad size "1TiB": unknown unit "TiB" (valid: B, KB, KiB, MB, MiB, GB, GiB)`},
 		{"switch.buffer=1.5e3KB", `--set switch.buffer=1.5e3KB: switch.buffer: bad size "1.5e3KB": exponent notation is not accepted: write the digits`},
 	} {
-		_, err := Load("default", []string{tc.set})
+		_, err := scenario.Load("default", []string{tc.set})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("--set %s: got %v, want %s", tc.set, err, tc.want)
 		}
@@ -129,51 +129,15 @@ func TestYAMLInputBounded(t *testing.T) {
 	for _, tc := range []struct{ name, doc, want string }{
 		{"alias bomb", aliasBomb("workload"), "bomb.yaml:6: document too large: more than 100000 values once aliases are expanded"},
 		{"deep", strings.Repeat("[", 100) + strings.Repeat("]", 100), "bomb.yaml:1: nested more than 64 deep (aliases expanded)"},
-		{"huge", "# " + strings.Repeat("x", MaxFileBytes), "bomb.yaml: larger than 1048576 bytes: not a scenario file"},
+		{"huge", "# " + strings.Repeat("x", scenario.MaxFileBytes), "bomb.yaml: larger than 1048576 bytes: not a scenario file"},
 	} {
-		_, err := ParseMapping("bomb.yaml", []byte(tc.doc), "scenario", "a mapping")
+		_, err := scenario.ParseMapping("bomb.yaml", []byte(tc.doc), "scenario", "a mapping")
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: ParseMapping: got %v, want %s", tc.name, err, tc.want)
 		}
 	}
-	if _, err := Parse("bomb.yaml", []byte(aliasBomb("workload")), nil); err == nil || !strings.Contains(err.Error(), "document too large") {
+	if _, err := scenario.Parse("bomb.yaml", []byte(aliasBomb("workload")), nil); err == nil || !strings.Contains(err.Error(), "document too large") {
 		t.Errorf("Parse of an alias bomb: got %v, want document too large", err)
-	}
-}
-
-// Topologies the builder cannot build within MaxBuildBytes, or at all,
-// are rejected at validation with the memory they would need (issue #15,
-// item 3). With up/down route tables (issue #19) a fat-tree's footprint
-// grows with its ports and hosts, not with the square of its switches:
-// k = 160 (1,024,000 hosts, the most topology.k allows) is accepted at
-// 7.5 GiB; a spine-leaf with 4 million fabric links is not.
-// The k = 64 estimate is checked against a measured build: BenchmarkBuild
-// holds 477 MiB of heap once built, 486 MiB estimated.
-func TestTopologyFootprint(t *testing.T) {
-	for _, tc := range []struct{ set, want string }{
-		{"topology.hosts_per_leaf=1000", "--set topology.hosts_per_leaf=1000: topology.hosts_per_leaf: the network would need about 11.6 GiB to build (ports 10.1 GiB, route tables 0.0 GiB, hosts 1.4 GiB), above the builder's bound of 8.0 GiB"},
-		{"topology.hosts=1048576", "--set topology.hosts=1048576: topology.hosts: a switch would have 1048576 ports, more than the 65535 the builder can index"},
-	} {
-		sets := []string{"topology.kind=star", tc.set}
-		if strings.Contains(tc.set, "per_leaf") {
-			sets = []string{"topology.leaves=1024", "topology.spines=4096", tc.set}
-		}
-		_, err := Load("default", sets)
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("%s: got %v, want %s", tc.set, err, tc.want)
-		}
-	}
-	for _, ok := range []string{"topology.k=160", "topology.k=96", "topology.k=64"} {
-		if _, err := Load("default", []string{"topology.kind=fat-tree", ok}); err != nil {
-			t.Errorf("%s: got %v, want it accepted", ok, err)
-		}
-	}
-	k := int64(64)
-	tp := Topology{Kind: FatTree, K: int(k)}
-	hosts, switches, links, routes, _, _ := tp.shape()
-	f := fabric.EstimateFootprint(hosts, switches, links, routes)
-	if got := float64(f.Total()) / (1 << 20); got < 430 || got > 530 {
-		t.Errorf("k=64 estimate: got %.0f MiB, want within 10%% of the measured 477 MiB of heap", got)
 	}
 }
 
@@ -207,7 +171,7 @@ func TestUnrepresentableValues(t *testing.T) {
 		{[]string{"topology.host_link=1Mbps", "topology.fabric_link=1Mbps", "workload.kind=incast", "workload.incast.flow_size=900000GB"},
 			"workload: incast.flow_size: a 900000000000000 B message is more than the model can represent on this network (at most 275028984877 B: its transfer on the slowest link must take under 2^61 ps)"},
 	} {
-		s, err := Load("default", tc.sets)
+		s, err := scenario.Load("default", tc.sets)
 		if err == nil {
 			_, err = Build(s)
 		}
@@ -216,7 +180,7 @@ func TestUnrepresentableValues(t *testing.T) {
 		}
 	}
 	for _, ok := range [][]string{{"switch.buffer=1302880B"}, {"switch.buffer=20960B", "switch.pfc=false"}} {
-		s, err := Load("default", ok)
+		s, err := scenario.Load("default", ok)
 		if err == nil {
 			_, err = Build(s)
 		}
@@ -230,7 +194,7 @@ func TestUnrepresentableValues(t *testing.T) {
 // ignores ECN gets no CNPs (issue #15, first use). incast-star, which
 // runs without CC, counted 17,948 CNPs before.
 func TestCCDefaultAndCNPs(t *testing.T) {
-	s, err := Parse("hand.yaml", []byte("topology: {kind: star, hosts: 4}\n"), nil)
+	s, err := scenario.Parse("hand.yaml", []byte("topology: {kind: star, hosts: 4}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +246,7 @@ func TestSamplesStreamed(t *testing.T) {
 	if !bytes.Equal(x, y) {
 		t.Error("same seed: streamed samples.parquet differs")
 	}
-	_, err = Load("default", []string{"trace.interval=1ps"})
+	_, err = scenario.Load("default", []string{"trace.interval=1ps"})
 	want := "--set trace.interval=1ps: trace.interval: 1ps would write at least 9.6e+12 sample rows (320 ports x 3 metrics x 10000000000 samples in duration 10ms), above the limit of 1e+09: use a longer interval"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
@@ -308,7 +272,7 @@ func TestTrainingCutOffSaysSo(t *testing.T) {
 // mustBuild loads scenario name with sets and builds it.
 func mustBuild(t *testing.T, name string, sets ...string) *Sim {
 	t.Helper()
-	s, err := Load(name, sets)
+	s, err := scenario.Load(name, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +297,7 @@ func TestLateFlowSkipsIdleTime(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("src,dst,size_bytes,start_ns\n0,1,1000,9000000000000000\n"), 0o644)
-	s, err := Load("default", []string{"topology.kind=star", "topology.hosts=4", "workload.kind=flowlist", "workload.flowlist.file=" + bad})
+	s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=4", "workload.kind=flowlist", "workload.flowlist.file=" + bad})
 	if err == nil {
 		_, err = Build(s)
 	}

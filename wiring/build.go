@@ -1,7 +1,8 @@
-package scenario
+package wiring
 
 import (
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
-	"github.com/dcsim/dcsim/sched/baselines"
 	"github.com/dcsim/dcsim/transport/rocev2"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
@@ -19,7 +19,7 @@ import (
 // Sim is one simulation built from a scenario: the engine, the fabric, the
 // NICs and the traffic generators, not yet run.
 type Sim struct {
-	Scenario *Scenario
+	Scenario *scenario.Scenario
 	Engine   *engine.Sim
 	Topology *fabric.Topology
 	Net      *fabric.Network
@@ -40,42 +40,20 @@ type pathInfo struct {
 	bottleneck engine.Rate
 }
 
-// workloadSplit derives size thresholds for a size-aware scheduler from
-// the main workload: PIAS's published table for that distribution when
-// table is "pias" and one exists (REFERENCE 6.4), else the equal-count
-// split of its CDF into levels classes (REFERENCE 6.3, 6.4). A workload
-// with no size distribution (incast, flow list, training) gets fallback.
-func workloadSplit(s *Scenario, levels int, table string, fallback []int64) ([]int64, error) {
-	w := &s.Workload
-	if w.Kind != Cloud {
-		return fallback, nil
-	}
-	if table == "pias" {
-		if t, ok := baselines.PIASTable(w.Distribution, levels); ok {
-			return t, nil
-		}
-	}
-	cdf, err := cloud.Load(w.Distribution)
-	if err != nil {
-		return nil, err
-	}
-	return baselines.EqualSplit(cdf.Quantile, levels)
-}
-
 // buildTopology makes the scenario's graph.
-func buildTopology(t *Topology) (*fabric.Topology, error) {
+func buildTopology(t *scenario.Topology) (*fabric.Topology, error) {
 	host, fab, delay := engine.Rate(t.HostLink), engine.Rate(t.FabricLink), engine.Time(t.LinkDelay)
 	switch t.Kind {
-	case SpineLeaf:
+	case scenario.SpineLeaf:
 		return fabric.SpineLeaf(fabric.SpineLeafConfig{Leaves: t.Leaves, HostsPerLeaf: t.HostsPerLeaf,
 			Spines: t.Spines, HostLink: host, FabricLink: fab, Delay: delay})
-	case Star:
+	case scenario.Star:
 		return fabric.Star(t.Hosts, host, delay)
-	case Dumbbell:
+	case scenario.Dumbbell:
 		return fabric.Dumbbell(t.HostsPerSide, host, engine.Rate(t.BottleneckLink), delay)
-	case FatTree:
+	case scenario.FatTree:
 		return fabric.FatTree(t.K, host, fab, delay)
-	case TopoFile:
+	case scenario.TopoFile:
 		f, err := os.Open(t.File)
 		if err != nil {
 			return nil, fmt.Errorf("topology.file: %v", err)
@@ -87,7 +65,7 @@ func buildTopology(t *Topology) (*fabric.Topology, error) {
 		}
 		// Shortest-path tables, at least one entry per switch pair.
 		s := int64(topo.Switches)
-		if fe := checkFootprint("topology.file", fabric.EstimateFootprint(int64(topo.Hosts), s, int64(len(topo.Links)), fabric.ShortestPathRouteBytes(s, s*s))); fe != nil {
+		if fe := scenario.CheckFootprint("topology.file", fabric.EstimateFootprint(int64(topo.Hosts), s, int64(len(topo.Links)), fabric.ShortestPathRouteBytes(s, s*s))); fe != nil {
 			return nil, fe
 		}
 		return topo, nil
@@ -96,7 +74,7 @@ func buildTopology(t *Topology) (*fabric.Topology, error) {
 }
 
 // Build wires a validated scenario into a simulation ready to run.
-func Build(s *Scenario) (*Sim, error) {
+func Build(s *scenario.Scenario) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -104,7 +82,7 @@ func Build(s *Scenario) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	alg := mustPlugin(algorithms, s.CC.Algorithm)
+	alg := scenario.MustAlgorithm(s.CC.Algorithm)
 	hostRate := engine.Rate(s.Topology.HostLink)
 	spec := alg.Spec(s.CC.Params)
 	if s.Switch.PFCPauseExpiry {
@@ -119,7 +97,7 @@ func Build(s *Scenario) (*Sim, error) {
 	fcfg.ResumeOffset = int64(s.Switch.PFCResumeOffset)
 	fcfg.LossyQueueLimit = int64(s.Switch.LossyQueueLimit)
 	switch s.Switch.Discipline {
-	case DisciplineStrict:
+	case scenario.DisciplineStrict:
 		fcfg.Strict = 0xff
 	default:
 		fcfg.Strict = 1
@@ -131,9 +109,9 @@ func Build(s *Scenario) (*Sim, error) {
 	fcfg.ECNKmin, fcfg.ECNKmax = s.Switch.ECN.Thresholds(100 * engine.Gbps)
 	fcfg.ECNPmax = s.Switch.ECN.PMax
 	switch s.Switch.INT {
-	case INTOn:
+	case scenario.INTOn:
 		fcfg.INT = true
-	case INTOff:
+	case scenario.INTOff:
 		fcfg.INT = false
 	default:
 		fcfg.INT = spec.NeedsINT
@@ -141,13 +119,13 @@ func Build(s *Scenario) (*Sim, error) {
 	if spec.NeedsINT && !fcfg.INT {
 		return nil, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
 	}
-	ns3 := s.Compat == CompatHPCCNS3
-	fcfg.Router = routerFor(s).New(eng, topo)
+	ns3 := s.Compat == scenario.CompatHPCCNS3
+	fcfg.Router = scenario.RouterFor(s).New(eng, topo)
 	headers := rocev2.ReferenceHeaders
 	if s.NIC.RealisticHeaders {
 		headers = rocev2.RealisticHeaders
 	}
-	if r := s.Switch.PFCHeadroom; r == HeadroomSized || r == HeadroomAuto && !ns3 {
+	if r := s.Switch.PFCHeadroom; r == scenario.HeadroomSized || r == scenario.HeadroomAuto && !ns3 {
 		fcfg.Headroom = fabric.HeadroomSized
 		fcfg.MaxFrame = headers.DataWire(int64(s.NIC.MTU), spec.HeaderBytes)
 		fcfg.PFCResponse = engine.Time(s.Switch.PFCResponseTime)
@@ -169,11 +147,11 @@ func Build(s *Scenario) (*Sim, error) {
 		MTU:          mtu,
 		Headers:      headers,
 		DataClass:    uint8(s.NIC.DataClass),
-		AckControl:   s.NIC.ACKClass == ACKClassControl,
-		AckHighPrio:  s.NIC.ACKClass == ACKClassAuto && spec.AckHighPrio,
+		AckControl:   s.NIC.ACKClass == scenario.ACKClassControl,
+		AckHighPrio:  s.NIC.ACKClass == scenario.ACKClassAuto && spec.AckHighPrio,
 		AckInterval:  int64(s.NIC.ACKInterval) * mtu,
 		NackInterval: engine.Time(s.NIC.NACKInterval),
-		RTO:          s.NIC.rto(),
+		RTO:          s.NIC.RTOTime(),
 		Mapping:      mapping,
 		CNPInterval:  engine.Time(s.NIC.CNPInterval),
 		CC:           spec,
@@ -184,13 +162,13 @@ func Build(s *Scenario) (*Sim, error) {
 		ncfg.Compat = rnic.Compat{PairPorts: true, WholeNsPacing: true, RepaceOnlyHPCC: true,
 			NS3Egress: s.NIC.Scheduler == "fair"}
 	}
-	if s.NIC.CNP == CNPPacket {
+	if s.NIC.CNP == scenario.CNPPacket {
 		ncfg.CNP = rnic.CNPPacket
 	}
 	if !alg.ReactsToECN {
 		ncfg.CNP = rnic.CNPNone // marks still happen; no CNP goes to a CC that ignores it
 	}
-	newSched, err := mustPlugin(schedulers, s.NIC.Scheduler).NewScheduler(s, s.NIC.Params, bdp)
+	newSched, err := scenario.MustScheduler(s.NIC.Scheduler).NewScheduler(s, s.NIC.Params, bdp)
 	if err != nil {
 		return nil, err
 	}
@@ -208,13 +186,13 @@ func Build(s *Scenario) (*Sim, error) {
 	maxMsg := maxMessageBytes(mtu, ncfg.Headers.DataWire(0, spec.HeaderBytes), slowest)
 	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, BDP: bdp, BaseRTT: rtt,
 		paths: map[[2]int32]pathInfo{}}
-	ws := append([]Workload{s.Workload}, s.ExtraWorkloads...)
+	ws := append([]scenario.Workload{s.Workload}, s.ExtraWorkloads...)
 	for i := range ws {
 		path := "workload"
 		if i > 0 {
 			path = "extra_workloads[" + strconv.Itoa(i-1) + "]"
 		}
-		if ws[i].Kind == SimAI || ws[i].Kind == Collective {
+		if ws[i].Kind == scenario.SimAI || ws[i].Kind == scenario.Collective {
 			tr, err := newTrainer(sim, &ws[i], topo.Hosts)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", path, err)
@@ -240,7 +218,7 @@ func Build(s *Scenario) (*Sim, error) {
 
 // newGenerator builds one workload's flow generator.
 // Its messages may be at most maxMsg bytes (maxMessageBytes).
-func newGenerator(w *Workload, s *Scenario, hosts int, maxMsg int64, rng *rand.Rand) (cloud.Generator, error) {
+func newGenerator(w *scenario.Workload, s *scenario.Scenario, hosts int, maxMsg int64, rng *rand.Rand) (cloud.Generator, error) {
 	hostIDs, err := w.Hosts.Resolve(hosts)
 	if err != nil {
 		return nil, fmt.Errorf("hosts: %v", err)
@@ -248,7 +226,7 @@ func newGenerator(w *Workload, s *Scenario, hosts int, maxMsg int64, rng *rand.R
 	rate := engine.Rate(s.Topology.HostLink)
 	stop := engine.Time(s.Duration)
 	switch w.Kind {
-	case Cloud:
+	case scenario.Cloud:
 		cdf, err := cloud.Load(w.Distribution)
 		if err != nil {
 			return nil, fmt.Errorf("distribution: %v", err)
@@ -258,7 +236,7 @@ func newGenerator(w *Workload, s *Scenario, hosts int, maxMsg int64, rng *rand.R
 		}
 		return cloud.NewPoisson(cloud.PoissonConfig{Hosts: hostIDs, HostRate: rate, Load: w.Load, CDF: cdf,
 			Stop: stop, Name: "cloud"}, rng)
-	case Incast:
+	case scenario.Incast:
 		p := w.Incast
 		if err := checkMessageSize("incast.flow_size", int64(p.FlowSize), maxMsg); err != nil {
 			return nil, err
@@ -270,7 +248,7 @@ func newGenerator(w *Workload, s *Scenario, hosts int, maxMsg int64, rng *rand.R
 		return cloud.NewIncast(cloud.IncastConfig{Hosts: hostIDs, Senders: p.Senders, Receiver: p.Receiver,
 			FlowSize: int64(p.FlowSize), Load: load, HostRate: rate, Period: engine.Time(p.Period),
 			Stop: stop, Name: "incast"}, rng)
-	case Flowlist:
+	case scenario.Flowlist:
 		f, err := os.Open(w.Flowlist.File)
 		if err != nil {
 			return nil, fmt.Errorf("flowlist.file: %v", err)
@@ -289,7 +267,7 @@ func newGenerator(w *Workload, s *Scenario, hosts int, maxMsg int64, rng *rand.R
 			}
 		}
 		return cloud.NewFlowList(flows), nil
-	case Storage:
+	case scenario.Storage:
 		p := w.Storage
 		if err := checkMessageSize("storage.response_size", int64(p.ResponseSize), maxMsg); err != nil {
 			return nil, err
@@ -351,7 +329,7 @@ func (d *driver) Fire(now engine.Time, _ uint8) {
 	m := s.Cluster.NewMessage(f.Src, f.Dst, f.Size)
 	m.Generator, m.Tag = f.Generator, f.Tag
 	s.Messages = append(s.Messages, m)
-	if s.Scenario.Compat == CompatHPCCNS3 {
+	if s.Scenario.Compat == scenario.CompatHPCCNS3 {
 		s.Engine.At(now, &ns3Start{c: s.Cluster, m: m}, 0)
 	} else {
 		s.Cluster.Post(m)

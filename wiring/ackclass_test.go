@@ -1,6 +1,10 @@
-package scenario
+package wiring
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dcsim/dcsim/scenario"
+)
 
 // nic.ack_class wiring (REFERENCE.md 3.1, 4.4): auto follows the CC's
 // ack_high_prio at the NIC only; switches see ACKs in the data class
@@ -19,7 +23,7 @@ func TestACKClassWiring(t *testing.T) {
 		{[]string{"cc.algorithm=dcqcn", "nic.ack_class=control"}, true, false},
 		{[]string{"cc.algorithm=hpcc", "nic.ack_class=control"}, true, false},
 	} {
-		s, err := Load("default", append(tc.sets, "topology.kind=star", "topology.hosts=2"))
+		s, err := scenario.Load("default", append(tc.sets, "topology.kind=star", "topology.hosts=2"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
-package scenario
+package wiring
 
 import (
+	"github.com/dcsim/dcsim/scenario"
 	"testing"
 
 	"github.com/dcsim/dcsim/engine"
@@ -55,15 +56,15 @@ func (s *lowestFirst) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
 	return best, s.class
 }
 
-var lowestFirstPlugin = Plugin{Name: "test-lowest-first", Doc: "test only: lowest QP id first",
+var lowestFirstPlugin = scenario.Plugin{Name: "test-lowest-first", Doc: "test only: lowest QP id first",
 	Params: func(engine.Rate) any { return &lowestFirstParams{Class: 3} },
 	Validate: func(p any) error {
 		if c := p.(*lowestFirstParams).Class; c < 1 || c >= fabric.NumClasses {
-			return &FieldError{Path: "class", Msg: "must be in 1..7"}
+			return &scenario.FieldError{Path: "class", Msg: "must be in 1..7"}
 		}
 		return nil
 	},
-	NewScheduler: func(_ *Scenario, p any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+	NewScheduler: func(_ *scenario.Scenario, p any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
 		class := uint8(p.(*lowestFirstParams).Class)
 		return func(*rnic.Host) rnic.Scheduler { return &lowestFirst{class: class, ready: map[*rnic.QP]bool{}} }, nil
 	},
@@ -84,15 +85,13 @@ var lowestFirstPlugin = Plugin{Name: "test-lowest-first", Doc: "test only: lowes
 // counter reaches run.parquet's counters map. A bad parameter is reported
 // on its field.
 func TestTestOnlySchedulerRuns(t *testing.T) {
-	old := schedulers
-	schedulers = append(append([]Plugin(nil), schedulers...), lowestFirstPlugin)
-	t.Cleanup(func() { schedulers = old })
+	t.Cleanup(scenario.AddScheduler(lowestFirstPlugin))
 
-	if _, err := Parse("t.yaml", []byte("nic: {scheduler: test-lowest-first, test-lowest-first: {class: 9}}\n"), nil); err == nil ||
+	if _, err := scenario.Parse("t.yaml", []byte("nic: {scheduler: test-lowest-first, test-lowest-first: {class: 9}}\n"), nil); err == nil ||
 		err.Error() != "t.yaml:1: nic.test-lowest-first.class: must be in 1..7" {
 		t.Errorf("class 9: got %v, want t.yaml:1: nic.test-lowest-first.class: must be in 1..7", err)
 	}
-	s, err := Load("default", []string{"topology.kind=star", "topology.hosts=8", "duration=200us",
+	s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=8", "duration=200us",
 		"nic.scheduler=test-lowest-first", "nic.test-lowest-first.class=2", "nic.data_class=2"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
-package scenario
+package wiring
 
 import (
+	"github.com/dcsim/dcsim/scenario"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -27,12 +28,12 @@ func singleBottleneck(t *testing.T, scheduler, cdfFile string, load float64, flo
 // sender's port.
 func singleBottleneckObserved(t *testing.T, observe fabric.Observer, scheduler, cdfFile string, load float64, flows int, sets ...string) (*Sim, *Result) {
 	t.Helper()
-	s, err := Parse("oracle", Default().YAML(), append([]string{"nic.scheduler=" + scheduler, "cc.algorithm=none"}, sets...))
+	s, err := scenario.Parse("oracle", scenario.Default().YAML(), append([]string{"nic.scheduler=" + scheduler, "cc.algorithm=none"}, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Name = "oracle"
-	s.Topology.Kind = Star
+	s.Topology.Kind = scenario.Star
 	s.Topology.Hosts = 17
 	s.Topology.LinkDelay = 0
 	s.Switch.ECN.Enabled = false
@@ -53,8 +54,8 @@ func singleBottleneckObserved(t *testing.T, observe fabric.Observer, scheduler, 
 		list = append(list, cloud.Flow{Src: 0, Dst: 1 + rng.IntN(16), Size: cdf.Sample(rng),
 			Start: engine.Time(at * float64(engine.Second)), Generator: "oracle"})
 	}
-	s.Duration = Duration(list[len(list)-1].Start + 1)
-	s.DrainLimit = Duration(engine.Second)
+	s.Duration = scenario.Duration(list[len(list)-1].Start + 1)
+	s.DrainLimit = scenario.Duration(engine.Second)
 	s.Workload.Load = 0.0001 // the scenario's own workload is negligible; replaced below
 	sim, err := Build(s)
 	if err != nil {
@@ -141,7 +142,7 @@ func batchMeans(x []float64) (mean, se float64) {
 // standard errors of the measured mean.
 func TestFairMatchesProcessorSharing(t *testing.T) {
 	for _, load := range []float64{0.5, 0.8} {
-		sim, res := singleBottleneck(t, "fair", "testdata/small.cdf", load, oracleFlows())
+		sim, res := singleBottleneck(t, "fair", "../scenario/testdata/small.cdf", load, oracleFlows())
 		sd, rho := nicSlowdowns(sim, res)
 		mean, se := batchMeans(sd)
 		want := 1 / (1 - rho)
@@ -172,7 +173,7 @@ func oracleFlows() int {
 // can fail.
 func TestFairMessageMatchesFCFS(t *testing.T) {
 	for _, load := range []float64{0.5, 0.8} {
-		sim, res := singleBottleneck(t, "fair-message", "testdata/small.cdf", load, oracleFlows())
+		sim, res := singleBottleneck(t, "fair-message", "../scenario/testdata/small.cdf", load, oracleFlows())
 		sd, rho := nicSlowdowns(sim, res)
 		mean, se := batchMeans(sd)
 		var x2, inv, x1 float64
@@ -239,12 +240,12 @@ func empiricalMG1(t *testing.T, sim *Sim, rho float64) *queueing.MG1 {
 // service-time distribution once flows span many packets: packets are not
 // preemptible and each pays its header, which moves packet-level SRPT off
 // the fluid formula by about rho*(s_pkt/2)*E[1/x] and more (logged). With
-// 10-640-packet flows (testdata/medium.cdf) the 4% budget covers it; with
+// 10-640-packet flows (scenario/testdata/medium.cdf) the 4% budget covers it; with
 // 1-64-packet flows the gap is 12% at load 0.5, and there the NIC is held
 // to an exact packet-level model instead (TestSRPTMatchesPacketLevelModel).
 func TestSRPTMatchesSchrageMiller(t *testing.T) {
 	for _, load := range []float64{0.5, 0.8} {
-		sim, res := singleBottleneck(t, "srpt", "testdata/medium.cdf", load, oracleFlows(), "nic.srpt.tagging=single")
+		sim, res := singleBottleneck(t, "srpt", "../scenario/testdata/medium.cdf", load, oracleFlows(), "nic.srpt.tagging=single")
 		sd, rho := nicSlowdowns(sim, res)
 		mean, se := batchMeans(sd)
 		q := empiricalMG1(t, sim, rho)
@@ -276,7 +277,7 @@ func TestSRPTMatchesSchrageMiller(t *testing.T) {
 // 0.8; on small.cdf with 2-40-packet thresholds, 7.5% and 5%).
 func TestPIASApproachesLAS(t *testing.T) {
 	for _, load := range []float64{0.5, 0.8} {
-		sim, res := singleBottleneck(t, "pias", "testdata/medium.cdf", load, oracleFlows(), "nic.pias.thresholds=[20000,40000,80000,160000,240000,400000]")
+		sim, res := singleBottleneck(t, "pias", "../scenario/testdata/medium.cdf", load, oracleFlows(), "nic.pias.thresholds=[20000,40000,80000,160000,240000,400000]")
 		sd, rho := nicSlowdowns(sim, res)
 		mean, se := batchMeans(sd)
 		q := empiricalMG1(t, sim, rho)
@@ -361,7 +362,7 @@ func packetSRPT(arr []engine.Time, size []int64) []engine.Time {
 // picosecond as in packetSRPT, run on the same arrivals and sizes.
 func TestSRPTMatchesPacketLevelModel(t *testing.T) {
 	obs := &lastTx{end: map[int64]engine.Time{}}
-	sim, _ := singleBottleneckObserved(t, obs, "srpt", "testdata/small.cdf", 0.5, 5000, "nic.srpt.tagging=single")
+	sim, _ := singleBottleneckObserved(t, obs, "srpt", "../scenario/testdata/small.cdf", 0.5, 5000, "nic.srpt.tagging=single")
 	arr := make([]engine.Time, len(sim.Messages))
 	size := make([]int64, len(sim.Messages))
 	for i, m := range sim.Messages {

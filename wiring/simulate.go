@@ -1,7 +1,8 @@
-package scenario
+package wiring
 
 import (
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 	"io"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func (s *Sim) Run(opt Options) *Result {
 	if iv := engine.Time(sc.Trace.Interval); iv > 0 {
 		var stream *analysis.SampleStream
 		if opt.Dir != "" {
-			res.err = clearRun(opt.Dir)
+			res.err = scenario.ClearRun(opt.Dir)
 			if res.err == nil {
 				stream, res.err = analysis.CreateSampleStream(filepath.Join(opt.Dir, analysis.SamplesFile))
 			}
@@ -144,7 +145,7 @@ func (s *Sim) Run(opt Options) *Result {
 	return res
 }
 
-func (o Options) runID(s *Scenario) string {
+func (o Options) runID(s *scenario.Scenario) string {
 	if o.RunID != "" {
 		return o.RunID
 	}
@@ -201,7 +202,7 @@ func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) 
 			r.Counters[k] = v
 		}
 	}
-	schedulerCounters(s.Cluster.Hosts, r.Counters)
+	scenario.SchedulerCounters(s.Cluster.Hosts, r.Counters)
 	return r
 }
 
@@ -226,24 +227,24 @@ func (s *Sim) achievedLoad() float64 {
 // configuredLoad is workload.load for run.parquet, or nil for the kinds
 // that do not read it (all but cloud: incast and storage have their own
 // load fields, training and flow lists none).
-func configuredLoad(w *Workload) *float64 {
-	if w.Kind != Cloud {
+func configuredLoad(w *scenario.Workload) *float64 {
+	if w.Kind != scenario.Cloud {
 		return nil
 	}
 	l := w.Load
 	return &l
 }
 
-func workloadName(w *Workload) string {
+func workloadName(w *scenario.Workload) string {
 	switch w.Kind {
-	case Cloud:
+	case scenario.Cloud:
 		return "cloud:" + w.Distribution
-	case SimAI:
+	case scenario.SimAI:
 		if w.SimAI.File != "" {
 			return "simai:" + w.SimAI.File
 		}
 		return "simai:" + w.SimAI.Model
-	case Collective:
+	case scenario.Collective:
 		return "collective:" + w.Collective.Op
 	}
 	return w.Kind
@@ -263,14 +264,14 @@ func (r *Result) WriteDir(dir string) error {
 	if streamed && filepath.Clean(r.dir) != filepath.Clean(dir) {
 		return fmt.Errorf("write %s: the run streamed its samples into %s (Options.Dir); write it there", dir, r.dir)
 	}
-	if err := PrepareDir(dir); err != nil {
+	if err := scenario.PrepareDir(dir); err != nil {
 		return err
 	}
 	keep := ""
 	if streamed {
 		keep = analysis.SamplesFile // already this run's
 	}
-	if err := clearRun(dir, keep); err != nil {
+	if err := scenario.ClearRun(dir, keep); err != nil {
 		return err
 	}
 	if err := analysis.WriteFlows(filepath.Join(dir, analysis.FlowsFile), r.Flows); err != nil {
@@ -290,7 +291,7 @@ func (r *Result) WriteDir(dir string) error {
 		}
 	}
 	yml := r.Sim.Scenario.YAML()
-	if err := analysis.WriteFileAtomic(filepath.Join(dir, ScenarioFile), func(w io.Writer) error {
+	if err := analysis.WriteFileAtomic(filepath.Join(dir, scenario.ScenarioFile), func(w io.Writer) error {
 		_, err := w.Write(yml)
 		return err
 	}); err != nil {
@@ -315,7 +316,7 @@ func (r *Result) Headline() string {
 		r.Sim.Engine.Now(), r.Run.Events, k.DataPackets, r.Run.WallSeconds,
 		float64(r.Run.Events)/r.Run.WallSeconds, float64(k.DataPackets)/r.Run.WallSeconds)
 	achieved := ""
-	if k := sc.Workload.Kind; k != SimAI && k != Collective {
+	if k := sc.Workload.Kind; k != scenario.SimAI && k != scenario.Collective {
 		// A training run's duration is only its start window; the load
 		// of the flows that started in it says nothing.
 		achieved = fmt.Sprintf("; achieved load %.3f", r.Run.AchievedLoad)

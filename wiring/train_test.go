@@ -1,8 +1,9 @@
-package scenario
+package wiring
 
 import (
 	"flag"
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 	"math"
 	"os"
 	"strings"
@@ -34,7 +35,7 @@ func runTraining(t *testing.T, iterations int, sets ...string) (*Sim, *Result) {
 // checks that it drained with the given number of iterations.
 func runDrained(t *testing.T, iterations int, sets ...string) (*Sim, *Result) {
 	t.Helper()
-	s, err := Load("default", append([]string{"duration=1us"}, sets...))
+	s, err := scenario.Load("default", append([]string{"duration=1us"}, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestCollectiveGolden(t *testing.T) {
 		fmt.Fprintf(&b, "llama-7b 2 layers tp 2 32 GPUs 4 per server, dp buckets, overlap_dp_collectives %s: iteration %d ns, %d flows, %d events, per NIC max %d flows %d QPs, mean %.3f\n",
 			overlap, res.Iterations[0].DurationNs, len(res.Flows), res.Run.Events, c.MaxFlows, c.MaxQPs, c.MeanFlows)
 	}
-	golden := "testdata/collectives.golden"
+	golden := "../scenario/testdata/collectives.golden"
 	if *update {
 		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
@@ -158,12 +159,12 @@ func TestNICConcurrency(t *testing.T) {
 // Training runs use SimAI's per-flow QPs: every training built-in and
 // example sweep leaves nic.qp_mapping at per-flow.
 func TestTrainingUsesPerFlowQPs(t *testing.T) {
-	for _, b := range Builtins() {
-		s, err := Load(b.Name, nil)
+	for _, b := range scenario.Builtins() {
+		s, err := scenario.Load(b.Name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k := s.Workload.Kind; (k == SimAI || k == Collective) && !s.NIC.QPMapping.PerFlow() {
+		if k := s.Workload.Kind; (k == scenario.SimAI || k == scenario.Collective) && !s.NIC.QPMapping.PerFlow() {
 			t.Errorf("%s: got qp_mapping %v, want per-flow", b.Name, s.NIC.QPMapping)
 		}
 	}

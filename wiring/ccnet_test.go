@@ -1,6 +1,7 @@
-package scenario
+package wiring
 
 import (
+	"github.com/dcsim/dcsim/scenario"
 	"math"
 	"testing"
 
@@ -25,7 +26,7 @@ func (tk *ticker) Fire(now engine.Time, _ uint8) {
 // ccStar builds a star of n hosts with the named algorithm and posts flows.
 func ccStar(t *testing.T, alg string, n int, flows []cloud.Flow, sets ...string) *Sim {
 	t.Helper()
-	s, err := Load("default", append([]string{"topology.kind=star", "topology.hosts=" + itoa(n),
+	s, err := scenario.Load("default", append([]string{"topology.kind=star", "topology.hosts=" + itoa(n),
 		"cc.algorithm=" + alg, "duration=1us", "workload.load=0.0001"}, sets...))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
-package scenario
+package wiring
 
 import (
+	"github.com/dcsim/dcsim/scenario"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +12,7 @@ import (
 // A run cut short by drain_limit records every flow; the unfinished ones
 // have null finish, fct and slowdown and are counted, not dropped.
 func TestUnfinishedFlowsRecorded(t *testing.T) {
-	s, err := Load("default", []string{"topology.kind=star", "topology.hosts=8", "duration=200us",
+	s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=8", "duration=200us",
 		"drain_limit=1us", "workload.distribution=websearch"})
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +55,8 @@ func TestUnfinishedFlowsRecorded(t *testing.T) {
 
 // Every built-in scenario builds, and the same seed gives the same run.
 func TestBuiltinsBuildAndRepeat(t *testing.T) {
-	for _, b := range Builtins() {
-		s, err := Load(b.Name, []string{"duration=100us", "drain_limit=1ms"})
+	for _, b := range scenario.Builtins() {
+		s, err := scenario.Load(b.Name, []string{"duration=100us", "drain_limit=1ms"})
 		if err != nil {
 			t.Fatalf("%s: %v", b.Name, err)
 		}
@@ -96,13 +97,13 @@ func TestWorkloadKinds(t *testing.T) {
 			"workload.incast.load_fraction=0.1"}, map[string]bool{"incast": true}},
 		{"incast periodic", []string{"workload.kind=incast", "workload.incast.senders=7", "workload.incast.receiver=0",
 			"workload.incast.period=100us"}, map[string]bool{"incast": true}},
-		{"flowlist", []string{"workload.kind=flowlist", "workload.flowlist.file=testdata/flows.csv"}, map[string]bool{"flowlist": true}},
+		{"flowlist", []string{"workload.kind=flowlist", "workload.flowlist.file=../scenario/testdata/flows.csv"}, map[string]bool{"flowlist": true}},
 		{"storage", []string{"workload.kind=storage", "workload.hosts=0-1", "workload.storage.servers=2-7",
 			"workload.storage.fan_out=3", "workload.storage.response_size=20KB", "workload.storage.mean_interval=20us"},
 			map[string]bool{"storage": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Load("default", append(append([]string(nil), base...), tc.sets...))
+			s, err := scenario.Load("default", append(append([]string(nil), base...), tc.sets...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +131,7 @@ func TestWorkloadKinds(t *testing.T) {
 // pause time and utilisation and every QP's rate at each interval, with
 // fractions in [0, 1] and non-negative depths.
 func TestSamplerWritesSamples(t *testing.T) {
-	s, err := Load("incast-star", []string{"duration=300us", "trace.interval=10us", "cc.algorithm=dcqcn"})
+	s, err := scenario.Load("incast-star", []string{"duration=300us", "trace.interval=10us", "cc.algorithm=dcqcn"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,20 +153,20 @@ func TestSamplerWritesSamples(t *testing.T) {
 	for _, r := range rows {
 		seen[r.Metric]++
 		switch r.Metric {
-		case MetricUtilisation, MetricPauseTime:
+		case scenario.MetricUtilisation, scenario.MetricPauseTime:
 			if r.Value < 0 || r.Value > 1 {
 				t.Fatalf("%s %s at %d ns = %g, want a fraction", r.Component, r.Metric, r.TimeNs, r.Value)
 			}
-			if r.Metric == MetricUtilisation && r.Component == "sw0/p0" {
+			if r.Metric == scenario.MetricUtilisation && r.Component == "sw0/p0" {
 				busiest = max(busiest, r.Value)
 			}
-		case MetricQueueDepth, MetricQPRate:
+		case scenario.MetricQueueDepth, scenario.MetricQPRate:
 			if r.Value < 0 {
 				t.Fatalf("%s %s = %g < 0", r.Component, r.Metric, r.Value)
 			}
 		}
 	}
-	for _, m := range []string{MetricQueueDepth, MetricPauseTime, MetricUtilisation, MetricQPRate} {
+	for _, m := range []string{scenario.MetricQueueDepth, scenario.MetricPauseTime, scenario.MetricUtilisation, scenario.MetricQPRate} {
 		if seen[m] == 0 {
 			t.Errorf("no %s samples", m)
 		}
@@ -183,7 +184,7 @@ func TestSamplerWritesSamples(t *testing.T) {
 // before the duration, which used to spin Run forever.
 func TestRunLoadOnlyForCloud(t *testing.T) {
 	cloud := func() *Result {
-		s, err := Load("default", []string{"topology.kind=star", "topology.hosts=4", "duration=20us",
+		s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=4", "duration=20us",
 			"drain_limit=1ms", "workload.load=0.3"})
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,8 @@
-package scenario
+package wiring
 
 import (
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // a network small enough for a test).
 func headroomRun(t *testing.T, seed, mtu int, rule string) *Result {
 	t.Helper()
-	s, err := Load("default", []string{"topology.kind=fat-tree", "topology.k=4", "topology.fabric_link=100Gbps",
+	s, err := scenario.Load("default", []string{"topology.kind=fat-tree", "topology.k=4", "topology.fabric_link=100Gbps",
 		"switch.buffer=1MiB", "cc.algorithm=none", fmt.Sprintf("nic.mtu=%d", mtu), "workload.load=0.8",
 		"duration=300us", "drain_limit=5ms", "switch.pfc_headroom=" + rule, fmt.Sprintf("seed=%d", seed)})
 	if err != nil {
@@ -36,7 +37,7 @@ func headroomRun(t *testing.T, seed, mtu int, rule string) *Result {
 func TestLosslessNeverDrops(t *testing.T) {
 	for _, mtu := range []int{9000, 4096} {
 		for seed := 1; seed <= 3; seed++ {
-			r := headroomRun(t, seed, mtu, HeadroomSized)
+			r := headroomRun(t, seed, mtu, scenario.HeadroomSized)
 			drops, pauses := r.Run.Counters["headroom_drops"], r.Run.PFCPauseFrames
 			if drops != 0 || pauses < 50 {
 				t.Errorf("mtu %d seed %d: %d headroom drops and %d PAUSE frames, want 0 drops and at least 50 pauses",
@@ -47,7 +48,7 @@ func TestLosslessNeverDrops(t *testing.T) {
 	if invariants.Enabled {
 		return // the reference's drops are a sizing error: TestHeadroomDropWarning
 	}
-	if r := headroomRun(t, 1, 9000, HeadroomReference); r.Run.Counters["headroom_drops"] == 0 {
+	if r := headroomRun(t, 1, 9000, scenario.HeadroomReference); r.Run.Counters["headroom_drops"] == 0 {
 		t.Errorf("reference headroom at MTU 9000: got no drops, want some (the test would not see a sizing bug)")
 	}
 }
@@ -63,7 +64,7 @@ func TestHeadroomDropWarning(t *testing.T) {
 			}
 		}()
 	}
-	res := headroomRun(t, 1, 9000, HeadroomReference)
+	res := headroomRun(t, 1, 9000, scenario.HeadroomReference)
 	w := res.Warnings()
 	if len(w) != 1 || !strings.HasPrefix(w[0], "lossless fabric dropped 75 packets at full PFC headroom") {
 		t.Errorf("warnings %q, want one about 75 packets dropped at full PFC headroom", w)

@@ -1,24 +1,18 @@
-package scenario
+package wiring
 
 import (
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 	"math"
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 )
 
-// MaxBytes bounds every size in a scenario (1 PiB): buffers, thresholds
-// and message sizes are int64 bytes that the model scales by port rates
-// (up to 16x from 100 Gbps) and multiplies by 8 bits, so a size near the
-// int64 limit would overflow inside it (a lossy switch with a
-// 9223372036854775807 B buffer dropped every packet).
-const MaxBytes = 1 << 50
-
 // checkBuffer rejects a switch buffer too small for the network: one
 // packet per port, plus every port's PFC headroom and reserve when
 // lossless.
-func checkBuffer(s *Scenario, net *fabric.Network, pkt int64) error {
+func checkBuffer(s *scenario.Scenario, net *fabric.Network, pkt int64) error {
 	sw, need := net.MinBuffer(pkt)
 	if sw == nil || int64(s.Switch.Buffer) >= need {
 		return nil
@@ -27,7 +21,7 @@ func checkBuffer(s *Scenario, net *fabric.Network, pkt int64) error {
 	if s.Switch.PFC {
 		what = "its PFC headroom and reserve plus one packet"
 	}
-	return &FieldError{Path: "switch.buffer", Msg: fmt.Sprintf("%v is too small: switch %s with %d ports needs at least %d B (%s of %d B per port)",
+	return &scenario.FieldError{Path: "switch.buffer", Msg: fmt.Sprintf("%v is too small: switch %s with %d ports needs at least %d B (%s of %d B per port)",
 		s.Switch.Buffer, sw.Name, len(sw.Ports), need, what, pkt)}
 }
 
@@ -37,7 +31,7 @@ func checkBuffer(s *Scenario, net *fabric.Network, pkt int64) error {
 // finish time would overflow the picosecond clock.
 func maxMessageBytes(mtu, overhead int64, rate engine.Rate) int64 {
 	wire := engine.MaxSpan.Seconds() * float64(rate) / 8
-	return int64(math.Min(wire*float64(mtu)/float64(mtu+overhead), MaxBytes))
+	return int64(math.Min(wire*float64(mtu)/float64(mtu+overhead), scenario.MaxBytes))
 }
 
 // checkMessageSize rejects a message size above limit (maxMessageBytes).

@@ -1,7 +1,8 @@
-package scenario
+package wiring
 
 import (
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
@@ -82,28 +83,28 @@ func (sm *sampler) sample(now engine.Time) {
 		return
 	}
 	for i, pt := range sm.ports {
-		if sm.metrics[MetricQueueDepth] {
-			sm.add(now, sm.names[i], MetricQueueDepth, float64(pt.QueuedBytes()))
+		if sm.metrics[scenario.MetricQueueDepth] {
+			sm.add(now, sm.names[i], scenario.MetricQueueDepth, float64(pt.QueuedBytes()))
 		}
-		if sm.metrics[MetricUtilisation] {
+		if sm.metrics[scenario.MetricUtilisation] {
 			busy := engine.Rate(pt.Rate).TxTime(pt.TxBytes - sm.lastTx[i])
-			sm.add(now, sm.names[i], MetricUtilisation, min(1, float64(busy)/float64(span)))
+			sm.add(now, sm.names[i], scenario.MetricUtilisation, min(1, float64(busy)/float64(span)))
 		}
 		sm.lastTx[i] = pt.TxBytes
-		if sm.metrics[MetricPauseTime] {
+		if sm.metrics[scenario.MetricPauseTime] {
 			var most engine.Time
 			for c := 1; c < fabric.NumClasses; c++ {
 				p := pt.PausedFor(now, c)
 				most = max(most, p-sm.lastPaus[i][c])
 				sm.lastPaus[i][c] = p
 			}
-			sm.add(now, sm.names[i], MetricPauseTime, min(1, float64(most)/float64(span)))
+			sm.add(now, sm.names[i], scenario.MetricPauseTime, min(1, float64(most)/float64(span)))
 		}
 	}
-	if sm.metrics[MetricQPRate] {
+	if sm.metrics[scenario.MetricQPRate] {
 		for _, h := range sm.sim.Cluster.Hosts {
 			for _, qp := range h.QPs() {
-				sm.add(now, fmt.Sprintf("qp%d", qp.ID), MetricQPRate, float64(qp.Rate()))
+				sm.add(now, fmt.Sprintf("qp%d", qp.ID), scenario.MetricQPRate, float64(qp.Rate()))
 			}
 		}
 	}

@@ -1,9 +1,10 @@
-package scenario
+package wiring
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/dcsim/dcsim/scenario"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,11 +19,11 @@ import (
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
-// The replay of the HPCC ns-3 reference run (testdata/ns3ref/README.md):
+// The replay of the HPCC ns-3 reference run (scenario/testdata/ns3ref/README.md):
 // the same 128-host topology, 4,596 flows and parameters, with dcsim's
 // per-flow FCTs joined to ns-3's by (src, dst, sport).
 
-const ns3Dir = "testdata/ns3ref"
+const ns3Dir = "../scenario/testdata/ns3ref"
 
 // ns3PFCPauses are the PAUSE frames of the reference run (README.md:
 // pfc file, type 1): 742 received at hosts and 195 at switches for DCQCN,
@@ -94,7 +95,7 @@ func TestNS3FlowConversion(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Fatalf("converted flows.txt differs from flows.csv")
 	}
-	s := ns3Replay(t, "dcqcn", CompatHPCCNS3, engine.Never)
+	s := ns3Replay(t, "dcqcn", scenario.CompatHPCCNS3, engine.Never)
 	sim, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
@@ -128,10 +129,10 @@ func ns3Key(src, dst int, tag string) [3]int {
 	return [3]int{src, dst, sport}
 }
 
-// ns3Replay is the replay scenario for cc (testdata/ns3ref/replay-CC.yaml)
+// ns3Replay is the replay scenario for cc (scenario/testdata/ns3ref/replay-CC.yaml)
 // with its paths relative to this package, the flows that start before
 // stop and the given compat profile.
-func ns3Replay(t testing.TB, cc, compat string, stop engine.Time) *Scenario {
+func ns3Replay(t testing.TB, cc, compat string, stop engine.Time) *scenario.Scenario {
 	t.Helper()
 	if stop == engine.Never {
 		return ns3ReplayFile(t, cc, compat, filepath.Join(ns3Dir, "flows.csv"))
@@ -140,7 +141,7 @@ func ns3Replay(t testing.TB, cc, compat string, stop engine.Time) *Scenario {
 }
 
 // ns3ReplayFlows is the replay scenario for cc with the given flows.
-func ns3ReplayFlows(t testing.TB, cc, compat string, flows []cloud.Flow) *Scenario {
+func ns3ReplayFlows(t testing.TB, cc, compat string, flows []cloud.Flow) *scenario.Scenario {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "flows.csv")
 	var buf bytes.Buffer
@@ -153,9 +154,9 @@ func ns3ReplayFlows(t testing.TB, cc, compat string, flows []cloud.Flow) *Scenar
 	return ns3ReplayFile(t, cc, compat, file)
 }
 
-func ns3ReplayFile(t testing.TB, cc, compat, file string) *Scenario {
+func ns3ReplayFile(t testing.TB, cc, compat, file string) *scenario.Scenario {
 	t.Helper()
-	s, err := Load(filepath.Join(ns3Dir, "replay-"+cc+".yaml"), []string{
+	s, err := scenario.Load(filepath.Join(ns3Dir, "replay-"+cc+".yaml"), []string{
 		"topology.file=" + filepath.Join(ns3Dir, "topology.txt"),
 		"workload.flowlist.file=" + file,
 		"compat=" + compat,
@@ -194,7 +195,7 @@ type ns3Decile struct {
 // (a replay of the flows that start before stop) only flows that ns-3
 // finished before stop count: nothing that starts later can have touched
 // them, in either simulator.
-func compareNS3(t testing.TB, s *Scenario, cc string, stop engine.Time) ns3Comparison {
+func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time) ns3Comparison {
 	t.Helper()
 	sim, err := Build(s)
 	if err != nil {
@@ -299,7 +300,7 @@ func TestNS3ReplayFull(t *testing.T) {
 	if os.Getenv("DCSIM_LONG") == "" {
 		t.Skip("DCSIM_LONG=1 runs the full ns-3 replay")
 	}
-	ccs, compats := []string{"dcqcn", "hpcc"}, []string{CompatHPCCNS3, CompatNone}
+	ccs, compats := []string{"dcqcn", "hpcc"}, []string{scenario.CompatHPCCNS3, scenario.CompatNone}
 	if v := os.Getenv("DCSIM_NS3_CC"); v != "" { // one algorithm only
 		ccs = []string{v}
 	}
@@ -351,7 +352,7 @@ func TestNS3ReplayJitter(t *testing.T) {
 	}
 	flows := replayFlows(t, engine.Never)
 	run := func(fs []cloud.Flow) ns3Comparison {
-		s := ns3ReplayFlows(t, cc, CompatHPCCNS3, fs)
+		s := ns3ReplayFlows(t, cc, scenario.CompatHPCCNS3, fs)
 		s.Seed = seed
 		return compareNS3(t, s, cc, engine.Never)
 	}
@@ -407,7 +408,7 @@ func TestNS3ReplayWindow(t *testing.T) {
 				// The checked build runs about 10x slower: 1 ms, FCTs only.
 				stop, bounds = 2001*engine.Millisecond, false
 			}
-			s := ns3Replay(t, c.cc, CompatHPCCNS3, stop)
+			s := ns3Replay(t, c.cc, scenario.CompatHPCCNS3, stop)
 			cmp := compareNS3(t, s, c.cc, stop)
 			t.Logf("%v", cmp)
 			for _, k := range c.exact {
@@ -430,19 +431,19 @@ func TestNS3ReplayWindow(t *testing.T) {
 // TestCompatField: compat is validated, prints in the resolved scenario
 // and reads back.
 func TestCompatField(t *testing.T) {
-	_, err := Parse("scenario.yaml", []byte("seed: 1\ncompat: ns3\n"), nil)
+	_, err := scenario.Parse("scenario.yaml", []byte("seed: 1\ncompat: ns3\n"), nil)
 	if want := `scenario.yaml:2: compat: unknown compat profile "ns3" (valid: none, hpcc-ns3)`; err == nil || err.Error() != want {
 		t.Errorf("got error %v, want %q", err, want)
 	}
-	for _, v := range []string{CompatNone, CompatHPCCNS3} {
-		s, err := Load("default", []string{"compat=" + v})
+	for _, v := range []string{scenario.CompatNone, scenario.CompatHPCCNS3} {
+		s, err := scenario.Load("default", []string{"compat=" + v})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Contains(s.YAML(), []byte("\ncompat: "+v+"\n")) {
 			t.Errorf("compat %s: not in the printed scenario", v)
 		}
-		back, err := Parse("back.yaml", s.YAML(), nil)
+		back, err := scenario.Parse("back.yaml", s.YAML(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
