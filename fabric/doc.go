@@ -44,9 +44,7 @@
 // link-delays of bytes whatever the MTU, 37,500 B at 100 Gbps and 1 us.
 // That covers the round trip (25,000 B) and 12,500 B of frames, which is
 // enough at MTU 1000 but not at 9000 (three 9048 B frames), where a
-// lossless fabric dropped. Config.Headroom = HeadroomSized, which scenarios
-// use unless they ask for the reference (switch.pfc_headroom, and compat:
-// hpcc-ns3 keeps HeadroomReference, ns-3's exact number), sizes it from
+// lossless fabric dropped. Config.Headroom = HeadroomSized sizes it from
 // what can arrive after the decision (Config.SizedHeadroom): the round
 // trip's bytes, three maximum frames (the one delaying the PAUSE at this
 // end, the one the upstream has started, and the one that triggered the
@@ -54,9 +52,17 @@
 // share), the PAUSE frame and the upstream's response time. With two
 // frames instead of three a k = 4 fat-tree without CC drops at MTU 9000
 // and 4096; with three it never does (scenario TestLosslessNeverDrops).
-// At the defaults (MTU 1000) the sized headroom is smaller than the
-// reference's (28,187 B against 37,500 at 100 Gbps, 103,187 against
-// 150,000 at 400 Gbps), so the PAUSE threshold is a few KB higher.
+// At MTU 1000 the sized headroom is smaller than the reference's (28,187 B
+// against 37,500 at 100 Gbps, 103,187 against 150,000 at 400 Gbps).
+// Scenarios use HeadroomCovering (switch.pfc_headroom: auto), the larger
+// of the two per port: where the reference's number suffices, dcsim's
+// PFC thresholds stay the reference model's, so results at the
+// reference's MTU are comparable with it unchanged; where it would drop,
+// the sized number. A smaller headroom than the reference's would only
+// move the PAUSE threshold by a few KB (4,076,096 B against 4,034,064 on
+// a default leaf's 100 Gbps port), not fix anything. switch.pfc_headroom:
+// sized and reference select one rule; compat: hpcc-ns3 keeps
+// HeadroomReference, ns-3's exact number.
 //
 // A drop in lossless mode counts in one of two ways. A packet that
 // reaches an ingress (port, class) that, during the current PAUSE,

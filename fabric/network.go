@@ -76,6 +76,12 @@ const (
 	HeadroomReference HeadroomRule = iota
 	// HeadroomSized is Config.SizedHeadroom.
 	HeadroomSized
+	// HeadroomCovering is the larger of the two: the reference's number
+	// wherever it suffices (100 Gbps, 1 us, MTU 1000: 37,500 B against
+	// 28,187 sized), so PFC thresholds equal the reference's there, and
+	// the sized number wherever the reference's would drop (MTU 9000:
+	// 52,187 B against 37,500).
+	HeadroomCovering
 )
 
 // SizedHeadroom is the headroom that an ingress port on a link of rate r
@@ -160,7 +166,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	if cfg.Buffer <= 0 {
 		return nil, fmt.Errorf("switch buffer must be positive")
 	}
-	if cfg.PFC && cfg.Headroom == HeadroomSized && (cfg.MaxFrame <= 0 || cfg.PFCResponse < 0) {
+	if cfg.PFC && cfg.Headroom != HeadroomReference && (cfg.MaxFrame <= 0 || cfg.PFCResponse < 0) {
 		return nil, fmt.Errorf("sized PFC headroom needs a positive maximum frame and a non-negative response time")
 	}
 	for c := 1; c < NumClasses; c++ {

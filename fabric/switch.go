@@ -219,11 +219,15 @@ func (m *mmu) init(cfg *Config, ports []*Port, nicRate engine.Rate) {
 	m.buffer, m.reserve, m.resumeOffset = cfg.Buffer, cfg.Reserve, cfg.ResumeOffset
 	m.in = make([]mmuPort, len(ports))
 	for i, pt := range ports {
-		if cfg.Headroom == HeadroomSized {
+		// rate_bps * prop_delay_ns / 8 / 10^9 * 3, integer, in this order.
+		ref := int64(pt.Rate) * pt.Delay.Nanoseconds() / 8 / 1e9 * 3
+		switch cfg.Headroom {
+		case HeadroomSized:
 			m.in[i].headroom = cfg.SizedHeadroom(pt.Rate, pt.Delay)
-		} else {
-			// rate_bps * prop_delay_ns / 8 / 10^9 * 3, integer, in this order.
-			m.in[i].headroom = int64(pt.Rate) * pt.Delay.Nanoseconds() / 8 / 1e9 * 3
+		case HeadroomCovering:
+			m.in[i].headroom = max(ref, cfg.SizedHeadroom(pt.Rate, pt.Delay))
+		default:
+			m.in[i].headroom = ref
 		}
 		m.totalHdrm += m.in[i].headroom
 		sh := 3

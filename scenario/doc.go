@@ -117,8 +117,11 @@
 //	                         that a lossless fabric never drops; fabric
 //	                         Config.SizedHeadroom), reference (rate x
 //	                         delay x 3, REFERENCE.md 3.3, whatever the
-//	                         MTU) or auto: sized, reference under compat:
-//	                         hpcc-ns3
+//	                         MTU) or auto: the larger of the two
+//	                         (the reference's where it suffices, so
+//	                         thresholds match it at MTU 1000; sized
+//	                         where it would drop, e.g. MTU 9000),
+//	                         reference under compat: hpcc-ns3
 //	pfc_response_time 0s     sized headroom: the upstream's reaction time
 //	                         beyond finishing its frame (dcsim's NICs and
 //	                         switches react at once)

@@ -102,8 +102,9 @@ const (
 
 var intModes = []string{INTAuto, INTOn, INTOff}
 
-// PFC headroom rules (Switch.PFCHeadroom): auto is sized, or reference
-// under compat: hpcc-ns3.
+// PFC headroom rules (Switch.PFCHeadroom): auto is the larger of sized
+// and reference (fabric.HeadroomCovering), or reference under compat:
+// hpcc-ns3.
 const (
 	HeadroomAuto      = "auto"
 	HeadroomSized     = "sized"

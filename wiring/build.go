@@ -127,6 +127,9 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	}
 	if r := s.Switch.PFCHeadroom; r == scenario.HeadroomSized || r == scenario.HeadroomAuto && !ns3 {
 		fcfg.Headroom = fabric.HeadroomSized
+		if r == scenario.HeadroomAuto {
+			fcfg.Headroom = fabric.HeadroomCovering
+		}
 		fcfg.MaxFrame = headers.DataWire(int64(s.NIC.MTU), spec.HeaderBytes)
 		fcfg.PFCResponse = engine.Time(s.Switch.PFCResponseTime)
 	}

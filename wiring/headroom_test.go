@@ -28,20 +28,23 @@ func headroomRun(t *testing.T, seed, mtu int, rule string) *Result {
 	return sim.Run(Options{})
 }
 
-// A lossless fabric with sized headroom never drops, at MTU 9000 and at
+// A lossless fabric with sized headroom, or the default auto (per port the
+// larger of sized and the reference's), never drops, at MTU 9000 and at
 // the training default 4096, though it pauses hundreds of times; the
 // reference's rate x delay x 3 drops at MTU 9000 (seed 1: 75 packets) and
 // says so in the run's warnings. The sizing is not loose: with two frames
 // instead of three (SizedHeadroom) seeds 1 and 3-6 drop at MTU 9000 and
 // seed 5 at 4096.
 func TestLosslessNeverDrops(t *testing.T) {
-	for _, mtu := range []int{9000, 4096} {
-		for seed := 1; seed <= 3; seed++ {
-			r := headroomRun(t, seed, mtu, scenario.HeadroomSized)
-			drops, pauses := r.Run.Counters["headroom_drops"], r.Run.PFCPauseFrames
-			if drops != 0 || pauses < 50 {
-				t.Errorf("mtu %d seed %d: %d headroom drops and %d PAUSE frames, want 0 drops and at least 50 pauses",
-					mtu, seed, drops, pauses)
+	for _, rule := range []string{scenario.HeadroomSized, scenario.HeadroomAuto} {
+		for _, mtu := range []int{9000, 4096} {
+			for seed := 1; seed <= 3; seed++ {
+				r := headroomRun(t, seed, mtu, rule)
+				drops, pauses := r.Run.Counters["headroom_drops"], r.Run.PFCPauseFrames
+				if drops != 0 || pauses < 50 {
+					t.Errorf("%s, mtu %d seed %d: %d headroom drops and %d PAUSE frames, want 0 drops and at least 50 pauses",
+						rule, mtu, seed, drops, pauses)
+				}
 			}
 		}
 	}

@@ -152,15 +152,24 @@ func TestUnrepresentableValues(t *testing.T) {
 	}{
 		{[]string{"switch.buffer=9223372036854775807B", "switch.pfc=false"},
 			`--set switch.buffer=9223372036854775807B: switch.buffer: size "9223372036854775807B" is larger than 1 PiB (2^50 B), beyond what the model's byte arithmetic holds`},
+		// lossless, auto (the default): the larger of the reference's and
+		// the sized headroom per port, here the reference's 16 x 37,500 B
+		// + 4 x 150,000 B, 20 x 4096 B of reserve, 20 x 1048 B of packets
 		{[]string{"switch.buffer=1B"},
-			"switch.buffer: 1B is too small: switch leaf0 with 20 ports needs at least 966620 B (its PFC headroom and reserve plus one packet of 1048 B per port)"},
-		// lossless: 16 x 28,187 B + 4 x 103,187 B of sized headroom (2 x
-		// rate x 1 us + 3 x 1048 B + 43 B), 20 x 4096 B of reserve, 20 x
-		// 1048 B of packets
-		{[]string{"switch.buffer=966619B"},
+			"switch.buffer: 1B is too small: switch leaf0 with 20 ports needs at least 1302880 B (its PFC headroom and reserve plus one packet of 1048 B per port)"},
+		{[]string{"switch.buffer=1302879B"},
+			"switch.buffer: 1302879B is too small: switch leaf0 with 20 ports needs at least 1302880 B (its PFC headroom and reserve plus one packet of 1048 B per port)"},
+		// sized: 16 x 28,187 B + 4 x 103,187 B (2 x rate x 1 us + 3 x
+		// 1048 B + 43 B), 20 x 4096 B of reserve, 20 x 1048 B of packets
+		{[]string{"switch.buffer=966619B", "switch.pfc_headroom=sized"},
 			"switch.buffer: 966619B is too small: switch leaf0 with 20 ports needs at least 966620 B (its PFC headroom and reserve plus one packet of 1048 B per port)"},
-		// the reference's 16 x 37,500 B + 4 x 150,000 B of headroom, which
-		// compat: hpcc-ns3 keeps
+		// MTU 9000, auto: per port the larger, 16 x 52,187 B sized (2 x
+		// 12,500 + 3 x 9048 + 43; the reference's 37,500 would drop) + 4 x
+		// 150,000 B reference (sized: 127,187), 20 x 4096 B of reserve, 20 x
+		// 9048 B of packets
+		{[]string{"switch.buffer=1697871B", "nic.mtu=9000"},
+			"switch.buffer: 1697871B is too small: switch leaf0 with 20 ports needs at least 1697872 B (its PFC headroom and reserve plus one packet of 9048 B per port)"},
+		// the reference's headroom, which compat: hpcc-ns3 keeps
 		{[]string{"switch.buffer=1302879B", "switch.pfc_headroom=reference"},
 			"switch.buffer: 1302879B is too small: switch leaf0 with 20 ports needs at least 1302880 B (its PFC headroom and reserve plus one packet of 1048 B per port)"},
 		{[]string{"switch.buffer=1302879B", "compat=hpcc-ns3"},
