@@ -24,7 +24,10 @@ func TestNS3NodeIP(t *testing.T) {
 // topology (8 leaves x 16 hosts, 8 spines; leaves are nodes 128..135, and
 // a leaf's spine ports follow its 16 host ports in spine order): the
 // chosen spine is EcmpHash over the 12 bytes (sip, dip, sport|dport<<16),
-// seeded with the leaf's node id, modulo 8, for data and for its ACK.
+// seeded with the leaf's node id, modulo 8, counted from spine 143 down
+// (the reference lists next hops by decreasing node id; NS3ECMP doc), for
+// data and for its ACK. In the reference's packet trace, 13->79 leaves leaf
+// 128 for spine 136 and 125->34 leaves leaf 135 for spine 136.
 func TestNS3ECMP(t *testing.T) {
 	topo, err := SpineLeaf(SpineLeafConfig{Leaves: 8, HostsPerLeaf: 16, Spines: 8,
 		HostLink: 100 * engine.Gbps, FabricLink: 100 * engine.Gbps, Delay: engine.Microsecond})
@@ -45,7 +48,7 @@ func TestNS3ECMP(t *testing.T) {
 		binary.LittleEndian.PutUint32(key[0:], 0x0b000001+uint32(c.src)<<8)
 		binary.LittleEndian.PutUint32(key[4:], 0x0b000001+uint32(c.dst)<<8)
 		binary.LittleEndian.PutUint32(key[8:], uint32(c.sport)|uint32(c.dport)<<16)
-		want := 16 + int(murmurBytes(key[:], uint32(128+c.src/16))%8)
+		want := 23 - int(murmurBytes(key[:], uint32(128+c.src/16))%8)
 		p := &Packet{Src: int32(c.src), Dst: int32(c.dst), SPort: uint16(c.sport), DPort: uint16(c.dport)}
 		if got := r.Route(leaf, p, 0); got != want {
 			t.Errorf("%d->%d ports %d/%d at leaf %d: port %d, want %d", c.src, c.dst, c.sport, c.dport, leaf.ID, got, want)

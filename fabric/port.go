@@ -342,6 +342,17 @@ func (e *ECN) mark(q int64) bool {
 	return e.rand() < e.Pmax*float64(q-e.Kmin)/float64(e.Kmax-e.Kmin)
 }
 
+// SetECNRand replaces the random source of egress class c's marking
+// decisions, a draw in [0, 1) compared with the marking probability
+// (mark when below it). It is a debugging hook: the ns-3 trace test
+// (scenario/ns3trace_test.go) replays the reference's own draws with it.
+// It does nothing on a class that does not mark.
+func (pt *Port) SetECNRand(c int, r func() float64) {
+	if e := pt.cls[c].ecn; e != nil {
+		pt.cls[c].ecn = &ECN{Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax, rand: r}
+	}
+}
+
 // Probability is the marking probability at queue length q.
 func (e *ECN) Probability(q int64) float64 {
 	if q > e.Kmax {

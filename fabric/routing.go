@@ -32,12 +32,20 @@ func (e ECMP) Route(sw *Switch, p *Packet, _ int) int {
 // third.cc assigns them from node ids (node_id_to_ip: 0x0b000001 +
 // (id/256)<<16 + (id%256)<<8, i.e. 11.0.x.1), seeded with the switch's node
 // id (SwitchNode's m_ecmpSeed = m_id) and no salt, modulo the number of
-// next hops. Node ids are the topology file's (Topology.NodeID). The next
-// hops must be listed in the order the reference's BFS (third.cc
-// CalculateRoute) pushes them, for the modulo to pick the same port: that
-// is the order of the neighbours' node ids, which is port order on every
-// switch built here and in a reference topology file whose links are
-// listed by increasing node id, as the shipped ones are.
+// next hops. Node ids are the topology file's (Topology.NodeID). The
+// modulo must index the next hops in the order the reference's BFS
+// (third.cc CalculateRoute) pushes them. That BFS walks each node's
+// neighbours in the order of a std::map keyed by Ptr<Node>, i.e. by heap
+// address, and a SwitchNode is 2.1 MB (m_bytes[257][257][8] in
+// switch-node.h), so glibc maps each one with mmap, top down: a switch
+// created later has a lower address. The reference therefore lists a
+// switch's next hops by decreasing node id (seen in its packet trace: each
+// leaf sends on spine 143-k where port order gives 136+k). dcsim's next
+// hops are in port order, which is increasing node id on every switch
+// built here and in a reference topology file whose links are listed by
+// increasing node id, as the shipped ones are; Route counts from the end.
+// On the reference topology the two orders only relabel the spines, so
+// every FCT is the same either way; the traces line up only with this one.
 type NS3ECMP struct {
 	ip   []uint32 // per host
 	seed []uint32 // per node (dcsim id): its file node id
@@ -67,7 +75,7 @@ func (e *NS3ECMP) Route(sw *Switch, p *Packet, _ int) int {
 		return int(hops[0])
 	}
 	h := Murmur3(e.ip[p.Src], e.ip[p.Dst], uint32(p.SPort)|uint32(p.DPort)<<16, e.seed[sw.ID])
-	return int(hops[h%uint32(len(hops))])
+	return int(hops[len(hops)-1-int(h%uint32(len(hops)))])
 }
 
 // Spray sends each packet on a uniformly chosen equal-cost next hop

@@ -512,7 +512,12 @@ func (h *Host) Fire(now engine.Time, kind uint8) {
 	}
 	h.releasePaced(now)
 	h.port.Kick(now)
-	h.armWake(now)
+	if !h.c.Cfg.Compat.NS3Egress {
+		h.armWake(now)
+	}
+	// ns-3's m_nextSend runs DequeueAndTransmit, which sets the next
+	// wake-up only when it finds nothing to send (Next does that here);
+	// after a transmission the next TransmitComplete looks again.
 }
 
 // checkRTO times out every QP whose deadline has passed, in QP id order,
