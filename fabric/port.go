@@ -345,7 +345,7 @@ func (e *ECN) mark(q int64) bool {
 // SetECNRand replaces the random source of egress class c's marking
 // decisions, a draw in [0, 1) compared with the marking probability
 // (mark when below it). It is a debugging hook: the ns-3 trace test
-// (scenario/ns3trace_test.go) replays the reference's own draws with it.
+// (wiring/ns3trace_test.go) replays the reference's own draws with it.
 // It does nothing on a class that does not mark.
 func (pt *Port) SetECNRand(c int, r func() float64) {
 	if e := pt.cls[c].ecn; e != nil {

@@ -224,7 +224,8 @@ type Host struct {
 	pairPort map[int32]uint16
 
 	wakeAt     engine.Time
-	rtoCheckAt engine.Time // pending RTO check event, Never if none
+	staleWakes []engine.Time // Compat.NS3Egress: times of wake-ups ns3WakeEarlier cancelled, still queued
+	rtoCheckAt engine.Time   // pending RTO check event, Never if none
 	fb         cc.Feedback
 	expired    []*QP
 }
@@ -486,9 +487,13 @@ func (h *Host) ns3Wake(now engine.Time) {
 }
 
 // ns3WakeEarlier is QbbNetDevice::UpdateNextAvail: a pending wake-up
-// later than t moves to t (or now).
+// later than t moves to t (or now). ns-3 cancels the old event; here it
+// stays queued and is remembered as stale, so that Fire skips it even
+// when a later wake-up falls on the same ns (that one was scheduled
+// later, so it runs later among that ns's events, as in ns-3).
 func (h *Host) ns3WakeEarlier(now, t engine.Time) {
 	if h.wakeAt != engine.Never && t < h.wakeAt {
+		h.staleWakes = append(h.staleWakes, h.wakeAt)
 		h.wakeAt = max(t, now)
 		h.c.Sim.At(h.wakeAt, h, evWake)
 	}
@@ -505,10 +510,19 @@ func (h *Host) Fire(now engine.Time, kind uint8) {
 		h.checkRTO(now)
 		return
 	}
+	if h.c.Cfg.Compat.NS3Egress {
+		for i, t := range h.staleWakes {
+			if t == now { // a wake-up ns-3 cancelled (ns3WakeEarlier)
+				h.staleWakes = append(h.staleWakes[:i], h.staleWakes[i+1:]...)
+				return
+			}
+		}
+		if now != h.wakeAt {
+			panic(fmt.Sprintf("rnic: host %d: wake-up at %v, neither pending (%v) nor cancelled", h.ID, now, h.wakeAt))
+		}
+	}
 	if now == h.wakeAt {
 		h.wakeAt = engine.Never
-	} else if h.c.Cfg.Compat.NS3Egress {
-		return // a wake-up ns-3 cancelled (ns3WakeEarlier)
 	}
 	h.releasePaced(now)
 	h.port.Kick(now)
@@ -817,6 +831,14 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		c.Observer.Acked(now, qp, p)
 	}
 	if qp.perFlow && len(qp.msgs) == 0 {
+		if cp := &c.Cfg.Compat; cp.NS3Egress && cp.RepaceOnlyHPCC && c.Cfg.CC.Name == "hpcc" {
+			// ns-3's ReceiveAck runs HandleAckHp after QpComplete, so the
+			// last ACK's ChangeRate still pulls the NIC's pending wake-up
+			// to the finished QP's (past) pacing time (rdma-hw.cc
+			// ReceiveAck, ChangeRate; QbbNetDevice::UpdateNextAvail).
+			r := qp.cc.Rate()
+			h.ns3WakeEarlier(now, qp.nextAvail+r.TxTimeWholeNs(qp.lastSize)-qp.rate.TxTimeWholeNs(qp.lastSize))
+		}
 		h.closeQP(qp)
 		if c.Cfg.Compat.NS3Egress {
 			h.port.Kick(now)

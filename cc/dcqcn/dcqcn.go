@@ -226,10 +226,14 @@ func (q *State) OnCNP(now engine.Time) {
 // OnTimer runs every timer firing due at or before now.
 func (q *State) OnTimer(now engine.Time) { q.advance(now) }
 
-// NextTimer is the next firing that can change the rate.
+// NextTimer is the next firing that can change the rate. With
+// cc.Env.NS3Arith every decrease check is asked for, as ns-3 schedules
+// each one at the previous check (CheckRateDecreaseMlx): a decrease due
+// on the same ns as a transmission then runs first when ns-3's would,
+// and the transmission's pacing gap uses the decreased rate.
 func (q *State) NextTimer() engine.Time {
 	t := engine.Never
-	if q.cnpDec {
+	if q.cnpDec || q.env.NS3Arith && q.started {
 		t = q.next[decreaseTimer]
 	}
 	if !q.incIdle {

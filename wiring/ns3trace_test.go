@@ -1,4 +1,4 @@
-package scenario
+package wiring
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
+	"github.com/dcsim/dcsim/scenario"
 )
 
 // TestNS3Trace writes a packet trace of the ns-3 replay in the format of
@@ -47,7 +48,7 @@ func TestNS3Trace(t *testing.T) {
 	if v := os.Getenv("DCSIM_NS3_CC"); v != "" {
 		cc = v
 	}
-	s := ns3Replay(t, cc, CompatHPCCNS3, end)
+	s := ns3Replay(t, cc, scenario.CompatHPCCNS3, end)
 	sim, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
@@ -74,25 +75,47 @@ func TestNS3Trace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sw := range sim.Net.Switches {
-			for i, pt := range sw.Ports {
-				o := pt.Observer.(*ns3PortTracer)
-				o.draws = draws[[2]int{sw.ID, i + 1}]
-				for c := 1; c < fabric.NumClasses; c++ {
-					pt.SetECNRand(c, o.draw)
-				}
+		replayNS3Draws(sim, tr, draws)
+	}
+	sim.Engine.Run(end)
+	tr.countUnused(sim)
+	t.Logf("%d lines to %s; %v", tr.lines, out, tr)
+}
+
+// replayNS3Draws makes every switch egress of sim mark with the
+// reference's draws at that (node, interface), in order, instead of its
+// own, and check at each dequeue that a draw went to the packet ns-3 drew
+// it for. Ports without a tracer get one that traces nothing.
+func replayNS3Draws(sim *Sim, tr *ns3Tracer, draws map[[2]int][]ns3Draw) {
+	for _, sw := range sim.Net.Switches {
+		for i, pt := range sw.Ports {
+			o, ok := pt.Observer.(*ns3PortTracer)
+			if !ok {
+				o = &ns3PortTracer{tr: tr, node: sw.ID, ifx: i + 1}
+				pt.Observer = o
+			}
+			o.draws = draws[[2]int{sw.ID, i + 1}]
+			for c := 1; c < fabric.NumClasses; c++ {
+				pt.SetECNRand(c, o.draw)
 			}
 		}
 	}
-	sim.Engine.Run(end)
+}
+
+// countUnused adds up the draws of the reference that no packet took.
+func (tr *ns3Tracer) countUnused(sim *Sim) {
 	for _, sw := range sim.Net.Switches {
 		for _, pt := range sw.Ports {
-			o := pt.Observer.(*ns3PortTracer)
-			tr.missing += len(o.draws) - o.used
+			if o, ok := pt.Observer.(*ns3PortTracer); ok {
+				tr.missing += len(o.draws) - o.used
+			}
 		}
 	}
-	t.Logf("%d lines to %s; ECN draws: %d replayed, %d beyond ns-3's, %d of ns-3's unused, %d for another packet (first: %s)",
-		tr.lines, out, tr.replayed, tr.extra, tr.missing, tr.mismatched, tr.firstMismatch)
+}
+
+func (tr *ns3Tracer) String() string {
+	return fmt.Sprintf("ECN draws: %d replayed, %d beyond ns-3's, %d of ns-3's unused, %d for another packet (first: %s)",
+		tr.replayed, tr.extra, tr.missing, tr.mismatched, tr.firstMismatch)
 }
 
 // ns3Draw is one ECN draw of the reference on a data packet.
@@ -115,19 +138,28 @@ func readNS3Draws(file string) (map[[2]int][]ns3Draw, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<16)
 	for line := 1; sc.Scan(); line++ {
-		if !strings.HasPrefix(sc.Text(), "E ") {
+		// E ns node if q bytes prot src dst sport seq u marked
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || fs[0] != "E" {
 			continue
 		}
-		// E ns node if q bytes prot src dst sport seq u marked
-		var d ns3Draw
-		var node, ifx, q, bytes, marked int
-		var prot string
-		if _, err := fmt.Sscanf(sc.Text(), "E %d %d %d %d %d %s %d %d %d %d %g %d",
-			&d.t, &node, &ifx, &q, &bytes, &prot, &d.src, &d.dst, &d.port, &d.seq, &d.u, &marked); err != nil {
+		if len(fs) != 13 {
+			return nil, fmt.Errorf("%s:%d: %d fields, want 13", file, line, len(fs))
+		}
+		var n [11]int64
+		var err error
+		for i, j := range []int{1, 2, 3, 7, 8, 9, 10} {
+			if n[i], err = strconv.ParseInt(fs[j], 10, 64); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", file, line, err)
+			}
+		}
+		d := ns3Draw{t: n[0], src: int(n[3]), dst: int(n[4]), port: int(n[5]), seq: n[6]}
+		if d.u, err = strconv.ParseFloat(fs[11], 64); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", file, line, err)
 		}
-		if prot == "11" && d.u >= 0 {
-			out[[2]int{node, ifx}] = append(out[[2]int{node, ifx}], d)
+		if fs[6] == "11" && d.u >= 0 {
+			k := [2]int{int(n[1]), int(n[2])}
+			out[k] = append(out[k], d)
 		}
 	}
 	return out, sc.Err()
@@ -149,6 +181,9 @@ type ns3Tracer struct {
 func (tr *ns3Tracer) Sent(engine.Time, *rnic.QP, *fabric.Packet)  {}
 func (tr *ns3Tracer) Acked(engine.Time, *rnic.QP, *fabric.Packet) {}
 func (tr *ns3Tracer) RateChange(now engine.Time, qp *rnic.QP, old, new engine.Rate) {
+	if tr.w == nil {
+		return
+	}
 	fmt.Fprintf(tr.w, "R %d %d %d %d %d\n", now.Nanoseconds(), qp.Src, qp.Dst, qp.SPort, int64(new/engine.BitPerSecond))
 	tr.lines++
 }
@@ -191,6 +226,9 @@ func (o *ns3PortTracer) Dequeue(now engine.Time, pt *fabric.Port, p *fabric.Pack
 }
 
 func (o *ns3PortTracer) Transmit(now engine.Time, pt *fabric.Port, p *fabric.Packet) {
+	if o.tr.w == nil {
+		return
+	}
 	prot, flags, sport, dport, seq := "11", 0, int(p.SPort), int(p.DPort), p.Seq
 	src, dst := int(p.Src), int(p.Dst)
 	switch p.Kind {
