@@ -133,7 +133,14 @@
 // whole-ns times such ties are common); the default keeps only a link's
 // next delivery in the event queue. Config.INTBytesUnit and INTQLenUnit
 // quantise INT's byte counter and queue length as ns-3's IntHop::Set does
-// (int-header.h: 128 and 80 B times INT_MULTI). Adaptive routing fits the same interface: it sees the switch's
+// (int-header.h: 128 and 80 B times INT_MULTI). Config.NS3Rand makes ECN
+// draw as ns-3 does: each draw is the first output of the next stream of
+// ns-3.17's MRG32k3a generator (switch-mmu.cc ShouldSendCN creates a fresh
+// UniformVariable per decision; rng-stream.cc), streams also being taken
+// for packets ns-3 draws for and dcsim does not mark (ACKs in a data
+// class) and for each PFC frame (qbb-net-device.cc SendPfc); the buffer is
+// then released after the marking decision, in SwitchNotifyDequeue's
+// order. With it the replay of the reference run marks the same packets. Adaptive routing fits the same interface: it sees the switch's
 // ports and their queues. Hosts never carry transit traffic.
 //
 // # Topologies

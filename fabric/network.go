@@ -53,6 +53,13 @@ type Config struct {
 	// schedules its transmitter only when a packet arrives (same times,
 	// fewer events).
 	NS3EventOrder bool
+	// NS3Rand, when set, supplies every ECN draw as the reference does
+	// (NS3Rand doc) and takes a stream for each dequeue ns-3 would draw
+	// for without dcsim marking (a non-data packet in a data class
+	// between kmin and kmax) and for each PFC frame; a switch then also
+	// releases a dequeued packet's buffer after its marking decision, as
+	// SwitchNode::SwitchNotifyDequeue orders them. nil: dcsim's own stream.
+	NS3Rand *NS3Rand
 
 	// Headroom chooses how each ingress port's PFC headroom is sized:
 	// HeadroomReference (the zero value) is the reference model's
@@ -235,6 +242,9 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 					if e == nil {
 						e = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
 							Pmax: th.Pmax, rand: ecnRand.Float64}
+						if cfg.NS3Rand != nil {
+							e.rand = cfg.NS3Rand.Float64
+						}
 						ecns[ecnKey{c, rate}] = e
 					}
 					pt.cls[c].ecn, pt.cls[c].ecnKmin = e, e.Kmin

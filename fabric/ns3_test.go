@@ -159,3 +159,25 @@ func TestWholeNsDelivery(t *testing.T) {
 		}
 	}
 }
+
+// TestNS3Rand: the reference run's first ECN draws, as its instrumented
+// build printed them (switch 138, port 7, at 84.1 µs and the next two
+// packets), are the first outputs of MRG32k3a streams 866, 867 and 868 at
+// RngSeed 1 and RngRun 1: third.cc's set-up takes 866 streams (6 per node
+// of the 144, and 2) before the first draw.
+func TestNS3Rand(t *testing.T) {
+	r := NewNS3Rand(1, 1)
+	r.Skip(6*144 + 2)
+	for i, want := range []float64{0.50365334254687077, 0.74045159295525675, 0.43280376890282707} {
+		if got := r.Float64(); got != want {
+			t.Errorf("draw %d: got %.17g, want %.17g", i, got, want)
+		}
+	}
+	if r.Streams != 869 {
+		t.Errorf("got %d streams taken, want 869", r.Streams)
+	}
+	// A different RngRun is a different substream: other draws.
+	if u := NewNS3Rand(1, 2).Float64(); u == NewNS3Rand(1, 1).Float64() || u < 0 || u >= 1 {
+		t.Errorf("RngRun 2: first draw %v", u)
+	}
+}

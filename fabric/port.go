@@ -257,8 +257,12 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 		// has waited in the queue since long before, out of cache.
 		cq.touch += uint32(cq.q.peek().Size)
 	}
-	if pt.sw != nil {
+	rng := pt.net.cfg.NS3Rand
+	if pt.sw != nil && rng == nil {
 		pt.sw.departed(now, p)
+	}
+	if rng != nil && cq.bytes > cq.ecnKmin && cq.bytes <= cq.ecn.Kmax && (p.Kind != Data || !p.ECT) {
+		rng.Skip(1) // ns-3 draws for every packet of a data class (ShouldSendCN)
 	}
 	if p.Kind == Data {
 		if p.ECT && cq.bytes > cq.ecnKmin && cq.ecn.mark(cq.bytes) {
@@ -279,6 +283,9 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 			}
 			p.INT.Push(h)
 		}
+	}
+	if pt.sw != nil && rng != nil {
+		pt.sw.departed(now, p) // after the marking decision, as ns-3
 	}
 	if pt.Observer != nil {
 		pt.Observer.Dequeue(now, pt, p)

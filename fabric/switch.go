@@ -168,6 +168,9 @@ func (s *Switch) sendPFC(now engine.Time, port int, class uint8, pause bool) {
 	p.Arg = int64(class)
 	p.Pause = pause
 	p.Src, p.Dst = -1, -1
+	if r := s.net.cfg.NS3Rand; r != nil {
+		r.Skip(1) // QbbNetDevice::SendPfc's UniformVariable for the IP id
+	}
 	if pause {
 		s.PauseSent++
 		s.net.PauseFrames++

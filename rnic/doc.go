@@ -75,13 +75,20 @@
 //     among QPs with unsent bytes, paused and window-bound ones included,
 //     but only if none is pending and only if that time is in the future;
 //     HPCC's ChangeRate moves a pending wake-up earlier
-//     (QbbNetDevice::UpdateNextAvail); congestion-control timer events do
+//     (QbbNetDevice::UpdateNextAvail), also on a flow's last ACK (ReceiveAck
+//     runs HandleAckHp after QpComplete), and the cancelled one never runs,
+//     even on the same ns as the new one; a wake-up that transmits sets no
+//     new one (the next TransmitComplete looks again); congestion-control timer events do
 //     not start a transmission (the mlx timers in rdma-hw.cc only change
 //     rates). So a paced QP can wait past its pacing time for the next
 //     trigger, as in ns-3. Default: the NIC wakes exactly at the earliest
 //     pacing time of a QP that could send.
 //
-// The fabric's half is fabric.NS3ECMP and fabric.Config.WholeNs. What the
+// The fabric's half is fabric.NS3ECMP, fabric.NS3Rand and
+// fabric.Config.WholeNs. With all of it, the replay of the reference run
+// (scenario/ns3ref_test.go) gives every flow ns-3's FCT to the ns, for
+// DCQCN and HPCC; the differences were found by comparing packet traces
+// with an instrumented build of the reference (scenario/ns3trace_test.go). What the
 // profile does not change, because dcsim already does what ns-3 does:
 // ACK_HIGH_PRIO at NICs only, an ACK per packet with the CNP flag of that
 // packet, go-back-N on NACK, no RTO when rto is 0, DCQCN's timers

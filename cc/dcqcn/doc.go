@@ -58,6 +58,11 @@
 // becomes (1-g)*alpha + g at once, where the default decays it and counts
 // the CNP one period later. Decrease and increase checks were scheduled
 // 4 and 300 µs earlier, before any ACK, and keep firing first.
+// NextTimer then also asks for every decrease check, CNP or not, so that
+// the rnic's timer event is scheduled at the previous check as ns-3's
+// CheckRateDecreaseMlx schedules it: a decrease on the ns of a paced
+// transmission runs before it whenever ns-3's does, and that packet's
+// pacing gap uses the decreased rate.
 //
 // # Parameters
 //
