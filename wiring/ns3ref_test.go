@@ -319,7 +319,11 @@ var ns3Draws map[[2]int][]ns3Draw
 // TestNS3ReplayFull is the whole replay, both algorithms, with the
 // profile and with dcsim's defaults (DCSIM_LONG=1; about 30 s per run).
 // DCSIM_NS3_CC=dcqcn|hpcc, DCSIM_NS3_COMPAT=none|hpcc-ns3 and
-// DCSIM_NS3_SEEDS=1,2,... select runs.
+// DCSIM_NS3_SEEDS=1,2,... select runs (with the profile the seed is
+// ns-3's RngRun). DCSIM_NS3_REF=<fct file> compares with another run of
+// the reference (e.g. NS_GLOBAL_VALUE=RngRun=2) instead of the stored one;
+// DCSIM_NS3_ECN=<trace> replays a reference trace's ECN draws
+// (TestNS3Trace).
 func TestNS3ReplayFull(t *testing.T) {
 	if os.Getenv("DCSIM_LONG") == "" {
 		t.Skip("DCSIM_LONG=1 runs the full ns-3 replay")
