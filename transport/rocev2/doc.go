@@ -20,6 +20,12 @@
 // acknowledges what precedes it and rewinds snd_nxt to it, a timeout
 // rewinds to snd_una, and bytes sent again are counted as retransmitted.
 //
+// SelectiveSender and SelectiveReceiver are the same QP under IRN-style
+// selective repeat (SIGCOMM 2018, "Revisiting Network Support for RDMA",
+// section 3.1; selective.go): out-of-order data is kept and NACKed with
+// its range, the requester resends only the lost ranges. They are tested
+// state machines that the NIC does not drive yet (rnic uses go-back-N).
+//
 // Headers gives wire sizes: ReferenceHeaders (data = payload + 48 B, ACK =
 // max(60, 46 + CC bytes)) and RealisticHeaders (62 B Ethernet/IP/UDP/BTH
 // overhead, 66 B ACKs, 20 B preamble and gap per frame).

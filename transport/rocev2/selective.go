@@ -1,0 +1,208 @@
+package rocev2
+
+// Selective repeat, IRN-style (Mittal et al., "Revisiting Network Support
+// for RDMA", SIGCOMM 2018, section 3.1): the responder keeps out-of-order
+// data instead of discarding it, and answers every out-of-order packet
+// with a NACK that carries the cumulative ACK point and the range of the
+// packet that triggered it (IRN's simplified SACK). The requester keeps
+// which ranges were selectively acknowledged, and on a NACK enters loss
+// recovery: it resends only what is lost - bytes below the highest
+// selectively acknowledged one that were not acknowledged - each once per
+// recovery, then goes on with new data, and leaves recovery when the
+// cumulative ACK passes the highest byte sent when recovery began.
+// Packets of one QP may then take different paths (per-packet spraying,
+// adaptive routing) without go-back-N resending a window per reordering.
+// Sequence numbers are byte offsets, as for Sender and Receiver; a range
+// stands for the packets (PSNs) it covers.
+//
+// These are the state machines only: rnic drives Sender and Receiver
+// (go-back-N) today, and the NIC's use of these is the next step.
+
+// Span is a byte range [Start, End) of a QP's stream.
+type Span struct{ Start, End int64 }
+
+// spans is a sorted list of disjoint, non-adjacent spans.
+type spans []Span
+
+// add inserts s, merging it with the spans it overlaps or touches.
+func (ss spans) add(s Span) spans {
+	if s.End <= s.Start {
+		return ss
+	}
+	i := 0
+	for i < len(ss) && ss[i].End < s.Start {
+		i++
+	}
+	j := i
+	for j < len(ss) && ss[j].Start <= s.End {
+		s.Start, s.End = min(s.Start, ss[j].Start), max(s.End, ss[j].End)
+		j++
+	}
+	out := append(ss[:i:i], s)
+	return append(out, ss[j:]...)
+}
+
+// trim drops everything below off.
+func (ss spans) trim(off int64) spans {
+	i := 0
+	for i < len(ss) && ss[i].End <= off {
+		i++
+	}
+	ss = ss[i:]
+	if len(ss) > 0 && ss[0].Start < off {
+		ss[0].Start = off
+	}
+	return ss
+}
+
+// SelectiveReceiver is the responder side of one RC QP under selective
+// repeat.
+type SelectiveReceiver struct {
+	Expected  int64 // next in-order byte: the cumulative ACK point
+	held      spans // received ranges above Expected
+	milestone int64
+	ce        bool
+}
+
+// Held is the number of bytes received out of order and kept.
+func (r *SelectiveReceiver) Held() int64 {
+	var n int64
+	for _, s := range r.held {
+		n += s.End - s.Start
+	}
+	return n
+}
+
+// OnData handles a data packet at byte offset seq with n payload bytes,
+// ce its ECN mark, last whether it ends a message. An in-order packet
+// advances Expected over every range held behind it and is ACKed as
+// Receiver's are (milestones of cfg.AckInterval, and a message's end); an
+// out-of-order one is kept and NACKed with the cumulative point and its
+// own range (sack); a duplicate is ACKed again when it ends a message.
+func (r *SelectiveReceiver) OnData(seq, n int64, ce, last bool, cfg *ReceiverConfig) (resp Response, ackSeq int64, sack Span, echo bool) {
+	r.ce = r.ce || ce
+	switch {
+	case seq <= r.Expected && seq+n > r.Expected:
+		r.held = r.held.add(Span{seq, seq + n})
+		r.Expected = r.held[0].End
+		r.held = r.held[1:]
+		if r.Expected >= r.milestone || last {
+			r.milestone = (r.Expected/cfg.AckInterval + 1) * cfg.AckInterval
+			echo, r.ce = r.ce, false
+			return SendAck, r.Expected, Span{}, echo
+		}
+		return None, 0, Span{}, false
+	case seq > r.Expected:
+		r.held = r.held.add(Span{seq, seq + n})
+		echo, r.ce = r.ce, false
+		return SendNack, r.Expected, Span{seq, seq + n}, echo
+	}
+	if last {
+		return SendAck, r.Expected, Span{}, false
+	}
+	return None, 0, Span{}, false
+}
+
+// SelectiveSender is the requester side of one RC QP under selective
+// repeat. Next says what to send; Sent, OnAck, OnNack and OnTimeout are
+// what happened.
+type SelectiveSender struct {
+	Una      int64 // every byte before it is acknowledged
+	End      int64 // bytes posted so far
+	HighSent int64 // one past the highest byte ever sent
+
+	sacked    spans // selectively acknowledged ranges above Una
+	recovery  bool
+	recoverTo int64 // HighSent when recovery began
+	lostTo    int64 // in recovery, unacknowledged bytes below it are lost
+	resent    int64 // in recovery, lost bytes below it were resent
+}
+
+// Post appends n bytes to the stream.
+func (s *SelectiveSender) Post(n int64) { s.End += n }
+
+// InRecovery reports whether the sender is in loss recovery.
+func (s *SelectiveSender) InRecovery() bool { return s.recovery }
+
+// Next is the range of the next packet of at most mtu bytes: in recovery,
+// the first lost range not yet resent (a hole below the highest
+// selectively acknowledged byte), else new data from HighSent. ok is false
+// when there is nothing to send.
+func (s *SelectiveSender) Next(mtu int64) (seq, n int64, ok bool) {
+	if s.recovery {
+		from := max(s.Una, s.resent)
+		end := s.lostTo
+		for _, sk := range s.sacked {
+			if sk.End <= from {
+				continue
+			}
+			if sk.Start <= from {
+				from = sk.End
+				continue
+			}
+			end = min(end, sk.Start)
+			break
+		}
+		if from < end {
+			return from, min(mtu, end-from), true
+		}
+	}
+	if s.HighSent < s.End {
+		return s.HighSent, min(mtu, s.End-s.HighSent), true
+	}
+	return 0, 0, false
+}
+
+// Sent records a packet of n bytes at seq (a range Next returned) and
+// returns how many of its bytes were retransmissions.
+func (s *SelectiveSender) Sent(seq, n int64) (retransmitted int64) {
+	if seq < s.HighSent {
+		retransmitted = min(n, s.HighSent-seq)
+		s.resent = max(s.resent, seq+n)
+	}
+	s.HighSent = max(s.HighSent, seq+n)
+	return retransmitted
+}
+
+// OnAck applies a cumulative ACK and returns the newly acknowledged bytes;
+// it ends recovery once the ACK passes the point recovery began at.
+func (s *SelectiveSender) OnAck(seq int64) int64 {
+	seq = min(seq, s.HighSent)
+	if seq <= s.Una {
+		return 0
+	}
+	adv := seq - s.Una
+	s.Una = seq
+	s.sacked = s.sacked.trim(seq)
+	if s.recovery && s.Una >= s.recoverTo {
+		s.recovery = false
+	}
+	return adv
+}
+
+// OnNack applies a NACK: its cumulative point acknowledges what precedes
+// it, sack the range that arrived out of order; a NACK outside recovery
+// starts one.
+func (s *SelectiveSender) OnNack(cum int64, sack Span) int64 {
+	adv := s.OnAck(cum)
+	sack.End = min(sack.End, s.HighSent)
+	if sack.Start < s.Una {
+		sack.Start = s.Una
+	}
+	s.sacked = s.sacked.add(sack)
+	if !s.recovery && s.Una < s.HighSent {
+		s.recovery, s.recoverTo, s.resent, s.lostTo = true, s.HighSent, s.Una, s.Una
+	}
+	if s.recovery {
+		s.lostTo = max(s.lostTo, sack.Start) // lost: below a selectively acknowledged byte
+	}
+	return adv
+}
+
+// OnTimeout starts recovery from Una, treating every byte not selectively
+// acknowledged as lost (IRN resends on a timeout as on a NACK).
+func (s *SelectiveSender) OnTimeout() {
+	if s.Una < s.HighSent {
+		s.recovery, s.recoverTo, s.resent, s.lostTo = true, s.HighSent, s.Una, s.HighSent
+	}
+}

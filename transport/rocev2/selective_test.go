@@ -1,0 +1,120 @@
+package rocev2
+
+import "testing"
+
+// One lost packet among five of 1000 B, selective repeat end to end: the
+// responder keeps 3000-5000 and NACKs each with its range, the requester
+// resends only 2000-3000, once, and the ACK of 5000 ends recovery.
+func TestSelectiveRepeatOneLoss(t *testing.T) {
+	cfg := &ReceiverConfig{AckInterval: 1}
+	var r SelectiveReceiver
+	var s SelectiveSender
+	s.Post(5000)
+	for i := range 5 {
+		seq, n, ok := s.Next(1000)
+		if !ok || seq != int64(i)*1000 || n != 1000 {
+			t.Fatalf("packet %d: Next got (%d, %d, %v), want (%d, 1000, true)", i, seq, n, ok, i*1000)
+		}
+		if retx := s.Sent(seq, n); retx != 0 {
+			t.Fatalf("packet %d: got %d retransmitted bytes, want 0", i, retx)
+		}
+	}
+	type reply struct {
+		resp Response
+		ack  int64
+		sack Span
+	}
+	deliver := func(seq int64, last bool) reply {
+		resp, ack, sack, _ := r.OnData(seq, 1000, false, last, cfg)
+		return reply{resp, ack, sack}
+	}
+	for _, tc := range []struct {
+		seq  int64
+		last bool
+		want reply
+	}{
+		{0, false, reply{SendAck, 1000, Span{}}},
+		{1000, false, reply{SendAck, 2000, Span{}}},
+		// 2000 is lost.
+		{3000, false, reply{SendNack, 2000, Span{3000, 4000}}},
+		{4000, true, reply{SendNack, 2000, Span{4000, 5000}}},
+	} {
+		if got := deliver(tc.seq, tc.last); got != tc.want {
+			t.Errorf("data at %d: got %+v, want %+v", tc.seq, got, tc.want)
+		}
+	}
+	if got := r.Held(); got != 2000 {
+		t.Errorf("held: got %d B, want 2000", got)
+	}
+	s.OnAck(1000)
+	s.OnAck(2000)
+	s.OnNack(2000, Span{3000, 4000})
+	if !s.InRecovery() {
+		t.Fatal("after a NACK: not in recovery")
+	}
+	seq, n, ok := s.Next(1000)
+	if !ok || seq != 2000 || n != 1000 {
+		t.Fatalf("in recovery: Next got (%d, %d, %v), want (2000, 1000, true)", seq, n, ok)
+	}
+	if retx := s.Sent(seq, n); retx != 1000 {
+		t.Errorf("resend of 2000: got %d retransmitted bytes, want 1000", retx)
+	}
+	s.OnNack(2000, Span{4000, 5000}) // the second NACK, sent before the resend arrived
+	if seq, n, ok := s.Next(1000); ok {
+		t.Errorf("after the resend: Next got (%d, %d), want nothing (2000 resent once, 3000-5000 acknowledged)", seq, n)
+	}
+	if got := deliver(2000, false); got != (reply{SendAck, 5000, Span{}}) {
+		t.Errorf("resent 2000: got %+v, want an ACK of 5000", got)
+	}
+	if got := deliver(3000, false); got.resp != None {
+		t.Errorf("duplicate 3000: got %+v, want no response", got)
+	}
+	if adv := s.OnAck(5000); adv != 3000 || s.InRecovery() {
+		t.Errorf("ACK 5000: got %d B advanced, recovery %v; want 3000 and recovery over", adv, s.InRecovery())
+	}
+}
+
+// A timeout resends every unacknowledged byte not selectively
+// acknowledged, in order, each once.
+func TestSelectiveRepeatTimeout(t *testing.T) {
+	var s SelectiveSender
+	s.Post(4000)
+	for range 4 {
+		seq, n, _ := s.Next(1000)
+		s.Sent(seq, n)
+	}
+	s.OnAck(1000)
+	s.OnNack(1000, Span{2000, 3000})
+	s.OnTimeout()
+	var got []Span
+	for {
+		seq, n, ok := s.Next(1000)
+		if !ok {
+			break
+		}
+		s.Sent(seq, n)
+		got = append(got, Span{seq, seq + n})
+	}
+	want := []Span{{1000, 2000}, {3000, 4000}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("resent after the timeout: got %v, want %v", got, want)
+	}
+}
+
+// Held ranges merge: three out-of-order packets around two holes, then
+// the holes fill in reverse order.
+func TestSelectiveReceiverMerges(t *testing.T) {
+	cfg := &ReceiverConfig{AckInterval: 1}
+	var r SelectiveReceiver
+	for _, seq := range []int64{1000, 3000, 4000} {
+		if resp, ack, _, _ := r.OnData(seq, 1000, false, false, cfg); resp != SendNack || ack != 0 {
+			t.Fatalf("data at %d: got (%v, %d), want a NACK of 0", seq, resp, ack)
+		}
+	}
+	if resp, ack, _, _ := r.OnData(2000, 1000, false, false, cfg); resp != SendNack || ack != 0 || r.Held() != 4000 {
+		t.Fatalf("data at 2000: got (%v, %d), held %d; want a NACK of 0 and 4000 B held", resp, ack, r.Held())
+	}
+	if resp, ack, _, _ := r.OnData(0, 1000, false, false, cfg); resp != SendAck || ack != 5000 || r.Held() != 0 {
+		t.Errorf("data at 0: got (%v, %d), held %d; want an ACK of 5000 and nothing held", resp, ack, r.Held())
+	}
+}
