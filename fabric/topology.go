@@ -20,12 +20,11 @@ type Link struct {
 
 // Topology is a graph of hosts and switches, before it is instantiated.
 type Topology struct {
-	Name         string
-	Hosts        int
-	Switches     int
-	Links        []Link
-	SwitchNames  []string // optional, one per switch
-	HostsPerTier []int    // informational: switches per tier, bottom up
+	Name        string
+	Hosts       int
+	Switches    int
+	Links       []Link
+	SwitchNames []string // optional, one per switch
 	// Tiers, when set, gives every switch its tier (index = switch
 	// number, node id - Hosts) and promises an up/down fabric: hosts on
 	// leaves, links only between tiers, and from every switch a shortest
@@ -164,8 +163,7 @@ func FatTree(k int, hostLink, fabricLink engine.Rate, delay engine.Time) (*Topol
 	h2 := k / 2
 	hosts := k * k * k / 4
 	edges, aggs, cores := k*h2, k*h2, h2*h2
-	t := &Topology{Name: fmt.Sprintf("fat-tree-k%d", k), Hosts: hosts, Switches: edges + aggs + cores,
-		HostsPerTier: []int{edges, aggs, cores}}
+	t := &Topology{Name: fmt.Sprintf("fat-tree-k%d", k), Hosts: hosts, Switches: edges + aggs + cores}
 	edge := func(i int) int { return hosts + i }
 	agg := func(i int) int { return hosts + edges + i }
 	core := func(i int) int { return hosts + edges + aggs + i }
