@@ -46,7 +46,12 @@
 // receiver), reads per QP the head-of-line remaining bytes, the backlog
 // (messages queued behind the head), bytes in flight and readiness, and can
 // send control packets (NewControl, SendControl) that cross the fabric like
-// any packet.
+// any packet. It never reaches the port: Host.Wake asks the NIC for a
+// packet when the scheduler's own state changed (a grant, a software
+// hand-over), and a scheduler that writes into its data packets (STORM's
+// announcements and header bytes) implements Stamper, called before the
+// packet's pacing and serialisation are computed, so its bytes are paced
+// like any header. Sent sees the packet final.
 //
 // # Reference compatibility
 //
