@@ -111,7 +111,7 @@ func ReadFlowStats(path string) ([]FlowStat, error) {
 	// Sized by the footer's row count (capped: a corrupt footer must not
 	// make a huge allocation), so a large file is not copied as it grows.
 	err := scanRecords(path, func(n int64) { out = make([]FlowStat, 0, min(max(n, 0), 1<<24)) },
-		func(batch []FlowRecord) { out = appendStats(out, batch) })
+		func(batch []FlowRecord) { out = AppendStats(out, batch) })
 	if err != nil {
 		return nil, err
 	}

@@ -115,14 +115,21 @@ type RunRecord struct {
 // flows_done count every flow (in the window or not), the slowdown columns
 // and flows_below_one summarise the in-window ones as Summarize does.
 func (r *RunRecord) SetFlowStats(flows []FlowRecord) {
-	r.FlowsTotal = int64(len(flows))
-	r.FlowsDone = 0
+	var done int64
 	for i := range flows {
 		if flows[i].Finished() {
-			r.FlowsDone++
+			done++
 		}
 	}
-	s := Summarize(flows)
+	r.SetFlowCounts(int64(len(flows)), done, Stats(flows))
+}
+
+// SetFlowCounts is SetFlowStats from what a run that streamed its flows
+// kept of them: the number of flows, the number finished, and the
+// in-window ones' stats (Stats of the records, in order).
+func (r *RunRecord) SetFlowCounts(total, done int64, inWindow []FlowStat) {
+	r.FlowsTotal, r.FlowsDone = total, done
+	s := SummarizeStats(inWindow)
 	r.MeanSlowdown, r.P50Slowdown, r.P95Slowdown, r.P99Slowdown = s.Mean, s.P50, s.P95, s.P99
 	r.FlowsBelowOne = int64(s.BelowOne)
 }

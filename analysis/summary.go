@@ -51,11 +51,12 @@ func (f FlowStat) Finished() bool { return !math.IsNaN(f.Slowdown) }
 
 // Stats returns the FlowStats of the in-window flows, in input order.
 func Stats(flows []FlowRecord) []FlowStat {
-	return appendStats(make([]FlowStat, 0, len(flows)), flows)
+	return AppendStats(make([]FlowStat, 0, len(flows)), flows)
 }
 
-// appendStats appends the FlowStats of the in-window flows to out.
-func appendStats(out []FlowStat, flows []FlowRecord) []FlowStat {
+// AppendStats appends the FlowStats of the in-window flows to out, in
+// input order.
+func AppendStats(out []FlowStat, flows []FlowRecord) []FlowStat {
 	for i := range flows {
 		f := &flows[i]
 		if !f.InWindow {

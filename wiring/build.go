@@ -24,7 +24,10 @@ type Sim struct {
 	Topology *fabric.Topology
 	Net      *fabric.Network
 	Cluster  *rnic.Cluster
-	// Messages are every message posted so far, in posting order.
+	// Messages are the messages posted so far and not yet recorded, in
+	// posting order: every one, unless the run streams flows.parquet
+	// (Options.Dir, no training), which removes the finished ones at the
+	// head as it writes their rows.
 	Messages []*rnic.Message
 	// BDP and BaseRTT are maxBdp and maxRtt at the scenario's MTU.
 	BDP     int64

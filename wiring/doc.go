@@ -31,13 +31,16 @@
 //	  -> fabric back to the requester
 //	  -> Host.receiveAck: rocev2.Sender, cc.Algorithm.OnAck,
 //	     Scheduler.Acked; the ACK of the last byte completes the message
-//	  -> Cluster.OnComplete (wiring: training) and, at the end of the run,
-//	     one flows.parquet row per message (Result.Flows)
+//	  -> Cluster.OnComplete (wiring: training) and one flows.parquet row
+//	     per message, in posting order: streamed into Options.Dir once it
+//	     and every message before it have finished (flowRecorder), or at
+//	     the end of the run (Result.Flows, without a directory)
 //
 // # Files
 //
 // build.go is Build and the workload generators; simulate.go the run loop,
-// the records and WriteDir; train.go the training and collective
+// the run record and WriteDir; flows.go the flow records, streamed or
+// kept; train.go the training and collective
 // workloads (workloads/simai); sampler.go trace.* sampling into
 // samples.parquet; nicload.go the NIC concurrency counters of training
 // runs; limits.go the checks that need the built network (buffer against
@@ -49,5 +52,6 @@
 // ("ecmp", "workload", "extra_workloads[0]", ...), iterates no map into
 // events, and reads files (topology, flow lists, CDFs, SimAI workloads)
 // only in Build, so the same scenario and seed give byte-identical
-// flows.parquet, iterations.parquet and samples.parquet.
+// flows.parquet, iterations.parquet and samples.parquet, streamed or not
+// (analysis.Stream writes the bytes that writing every row at once does).
 package wiring

@@ -31,8 +31,8 @@ type sampler struct {
 	err    error
 }
 
-// streamBatch is how many rows the sampler holds before it hands them to
-// its stream.
+// streamBatch is how many rows the sampler and the flow recorder hold
+// before they hand them to their stream.
 const streamBatch = 1 << 14
 
 func newSampler(s *Sim, interval engine.Time, runID string, stream *analysis.SampleStream) *sampler {

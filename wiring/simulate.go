@@ -32,9 +32,10 @@ type Options struct {
 	// Params are the swept parameters of a sweep point (extra run.parquet columns).
 	Params []analysis.Param
 	// Dir, when set, is the directory WriteDir will be given: the run
-	// clears an earlier run's files from it first, and a traced run
-	// streams samples.parquet into it while it runs instead of holding
-	// every sample in memory.
+	// makes it if needed and clears an earlier run's files from it first,
+	// then streams flows.parquet into it while it runs (unless it trains:
+	// see flowRecorder), and samples.parquet when traced, instead of
+	// holding every record in memory; Result.Flows is then nil.
 	Dir string
 }
 
@@ -70,16 +71,22 @@ func (s *Sim) Run(opt Options) *Result {
 	sc := s.Scenario
 	start := time.Now()
 	res := &Result{Sim: s, dir: opt.Dir}
+	if opt.Dir != "" {
+		if res.err = scenario.PrepareDir(opt.Dir); res.err == nil {
+			res.err = scenario.ClearRun(opt.Dir)
+		}
+	}
 	var smp *sampler
 	if iv := engine.Time(sc.Trace.Interval); iv > 0 {
 		var stream *analysis.SampleStream
-		if opt.Dir != "" {
-			res.err = scenario.ClearRun(opt.Dir)
-			if res.err == nil {
-				stream, res.err = analysis.CreateSampleStream(filepath.Join(opt.Dir, analysis.SamplesFile))
-			}
+		if opt.Dir != "" && res.err == nil {
+			stream, res.err = analysis.CreateSampleStream(filepath.Join(opt.Dir, analysis.SamplesFile))
 		}
 		smp = newSampler(s, iv, opt.runID(sc), stream)
+	}
+	fr := &flowRecorder{s: s, runID: opt.runID(sc)}
+	if res.streamsFlows() && res.err == nil {
+		fr.stream, res.err = analysis.CreateFlowStream(filepath.Join(opt.Dir, analysis.FlowsFile))
 	}
 	dur := engine.Time(sc.Duration)
 	limit := engine.SatAdd(dur, engine.Time(sc.DrainLimit)) // drain_limit may be never
@@ -111,6 +118,7 @@ func (s *Sim) Run(opt Options) *Result {
 		if eng.Run(step(dur)) {
 			break // the queue emptied: nothing can happen any more (the clock stays at the last event)
 		}
+		fr.flush(false)
 		report(false)
 	}
 	drained := func() bool {
@@ -125,13 +133,17 @@ func (s *Sim) Run(opt Options) *Result {
 		if eng.Run(step(limit)) {
 			break // nothing left to happen
 		}
+		fr.flush(false)
 		report(true)
 	}
 	if smp != nil {
 		smp.sample(eng.Now())
 	}
 	res.Drained = drained()
-	res.Flows = s.flowRecords(opt.runID(sc))
+	if err := fr.finish(); res.err == nil {
+		res.err = err
+	}
+	res.Flows = fr.rows
 	res.Iterations, res.Collectives = s.trainingRecords(opt.runID(sc))
 	if smp != nil {
 		var err error
@@ -139,11 +151,17 @@ func (s *Sim) Run(opt Options) *Result {
 			res.err = err
 		}
 	}
-	res.Analysis = analysis.Analyze(res.Flows, 5, s.BDP)
-	res.Run = s.runRecord(opt, res.Flows, time.Since(start).Seconds())
+	res.Analysis = analysis.AnalyzeStats(fr.stats, 5, s.BDP)
+	res.Run = s.runRecord(opt, fr, time.Since(start).Seconds())
 	res.Params = opt.Params
 	return res
 }
+
+// streamsFlows reports whether the run writes flows.parquet into
+// Options.Dir as it goes (then Result.Flows is nil). Training runs keep
+// their messages to the end for the NIC concurrency counters, so they
+// write it at the end.
+func (r *Result) streamsFlows() bool { return r.dir != "" && len(r.Sim.trains) == 0 }
 
 func (o Options) runID(s *scenario.Scenario) string {
 	if o.RunID != "" {
@@ -152,29 +170,7 @@ func (o Options) runID(s *scenario.Scenario) string {
 	return s.Hash()[:16]
 }
 
-// flowRecords turns every posted message into a flows.parquet row.
-func (s *Sim) flowRecords(runID string) []analysis.FlowRecord {
-	sc := s.Scenario
-	warm, dur := engine.Time(sc.Measure.Warmup), engine.Time(sc.Duration)
-	out := make([]analysis.FlowRecord, len(s.Messages))
-	hdr := s.Cluster.Cfg.Headers.Data
-	for i, m := range s.Messages {
-		p := s.path(m.Src, m.Dst)
-		f := &out[i]
-		*f = analysis.FlowRecord{RunID: runID, FlowID: m.ID, Generator: m.Generator, Tag: m.Tag,
-			Src: int32(m.Src), Dst: int32(m.Dst), PriorityClass: int32(m.FirstClass), SizeBytes: m.Size,
-			StartNs:    m.Posted.Nanoseconds(),
-			IdealFctNs: analysis.IdealFCT(m.Size, int64(sc.NIC.MTU), hdr, p.baseRTT, p.bottleneck).Nanoseconds(),
-			InWindow:   m.Posted >= warm && m.Posted < dur, RetransmittedBytes: m.Retransmitted}
-		f.QP = m.QPID
-		if m.Done {
-			f.SetFinish(m.Finished.Nanoseconds())
-		}
-	}
-	return out
-}
-
-func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) analysis.RunRecord {
+func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.RunRecord {
 	sc := s.Scenario
 	k := &s.Cluster.Counters
 	r := analysis.RunRecord{RunID: opt.runID(sc), Scenario: sc.Name, Scheduler: sc.NIC.Scheduler,
@@ -182,8 +178,8 @@ func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) 
 		Version: opt.Version, SimTimeNs: s.Engine.Now().Nanoseconds(), WallSeconds: wall,
 		Events: int64(s.Engine.Events()), BytesDropped: s.Net.DroppedBytes, PFCPauseFrames: s.Net.PauseFrames,
 		NACKs: k.Nacks, RTOTimeouts: k.RTOs, CNPs: k.CNPs}
-	r.SetFlowStats(flows)
-	r.AchievedLoad = s.achievedLoad()
+	r.SetFlowCounts(fr.total, fr.done, fr.stats)
+	r.AchievedLoad = s.achievedLoad(fr.windowBytes)
 	r.Counters = map[string]int64{
 		"data_packets": k.DataPackets, "payload_sent": k.PayloadSent, "payload_in_order": k.PayloadInOrder,
 		"retransmitted_bytes": k.Retransmitted, "acks": k.Acks, "qps_opened": k.QPsOpened,
@@ -207,21 +203,16 @@ func (s *Sim) runRecord(opt Options, flows []analysis.FlowRecord, wall float64) 
 }
 
 // achievedLoad is the offered load of the flows that started in the
-// measurement window, relative to the capacity of every host link.
-func (s *Sim) achievedLoad() float64 {
+// measurement window (windowBytes, their bytes), relative to the capacity
+// of every host link.
+func (s *Sim) achievedLoad(windowBytes int64) float64 {
 	sc := s.Scenario
 	warm, dur := engine.Time(sc.Measure.Warmup), engine.Time(sc.Duration)
 	if dur <= warm {
 		return 0
 	}
-	var bytes int64
-	for _, m := range s.Messages {
-		if m.Posted >= warm && m.Posted < dur {
-			bytes += m.Size
-		}
-	}
 	capacity := float64(len(s.Net.HostPorts)) * float64(sc.Topology.HostLink) * (dur - warm).Seconds() / 8
-	return float64(bytes) / capacity
+	return float64(windowBytes) / capacity
 }
 
 // configuredLoad is workload.load for run.parquet, or nil for the kinds
@@ -260,22 +251,26 @@ func (r *Result) WriteDir(dir string) error {
 	if r.err != nil {
 		return r.err
 	}
-	streamed := r.dir != "" && r.Sim.Scenario.Trace.Interval > 0
-	if streamed && filepath.Clean(r.dir) != filepath.Clean(dir) {
-		return fmt.Errorf("write %s: the run streamed its samples into %s (Options.Dir); write it there", dir, r.dir)
+	var keep []string // already this run's
+	if r.streamsFlows() {
+		keep = append(keep, analysis.FlowsFile)
+	}
+	if r.dir != "" && r.Sim.Scenario.Trace.Interval > 0 {
+		keep = append(keep, analysis.SamplesFile)
+	}
+	if len(keep) > 0 && filepath.Clean(r.dir) != filepath.Clean(dir) {
+		return fmt.Errorf("write %s: the run streamed its %s into %s (Options.Dir); write it there", dir, strings.Join(keep, " and "), r.dir)
 	}
 	if err := scenario.PrepareDir(dir); err != nil {
 		return err
 	}
-	keep := ""
-	if streamed {
-		keep = analysis.SamplesFile // already this run's
-	}
-	if err := scenario.ClearRun(dir, keep); err != nil {
+	if err := scenario.ClearRun(dir, keep...); err != nil {
 		return err
 	}
-	if err := analysis.WriteFlows(filepath.Join(dir, analysis.FlowsFile), r.Flows); err != nil {
-		return err
+	if !r.streamsFlows() {
+		if err := analysis.WriteFlows(filepath.Join(dir, analysis.FlowsFile), r.Flows); err != nil {
+			return err
+		}
 	}
 	if r.Samples != nil {
 		if err := analysis.WriteSamples(filepath.Join(dir, analysis.SamplesFile), r.Samples); err != nil {
