@@ -1,6 +1,8 @@
 package wiring
 
 import (
+	"slices"
+
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/rnic"
@@ -38,6 +40,8 @@ func (fr *flowRecorder) flush(all bool) {
 	s := fr.s
 	if fr.stream == nil {
 		if all {
+			fr.rows = slices.Grow(fr.rows, len(s.Messages))
+			fr.stats = slices.Grow(fr.stats, len(s.Messages))
 			for _, m := range s.Messages {
 				fr.record(m)
 			}

@@ -66,10 +66,10 @@ func cpuSeconds() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// permutation writes a flow list in which every one of n hosts sends size
-// bytes at time 0 to another, by a fixed random derangement (seed 1), and
-// returns its path.
-func permutation(b *testing.B, n int, size int64) string {
+// permutation writes a flow list in which every one of n hosts (hosts 0,
+// stride, 2*stride, ...) sends size bytes at time 0 to another, by a fixed
+// random derangement (seed 1), and returns its path.
+func permutation(b *testing.B, n, stride int, size int64) string {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(1, 0))
 	var perm []int
@@ -86,7 +86,7 @@ func permutation(b *testing.B, n int, size int64) string {
 	var sb strings.Builder
 	sb.WriteString("src,dst,size_bytes,start_ns\n")
 	for i, p := range perm {
-		fmt.Fprintf(&sb, "%d,%d,%d,0\n", i, p, size)
+		fmt.Fprintf(&sb, "%d,%d,%d,0\n", i*stride, p*stride, size)
 	}
 	path := filepath.Join(b.TempDir(), "perm.csv")
 	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
@@ -104,7 +104,7 @@ func permutation(b *testing.B, n int, size int64) string {
 //
 //	go test ./cmd/dcsim -run '^$' -bench DeepQueues -benchtime 1x -count 6
 func BenchmarkDeepQueues(b *testing.B) {
-	flows := permutation(b, 128, 125_000_000)
+	flows := permutation(b, 128, 1, 125_000_000)
 	for _, alg := range []string{"dcqcn", "none"} {
 		b.Run(alg, func(b *testing.B) {
 			benchRun(b, "topology.kind=fat-tree", "topology.k=8", "topology.fabric_link=100Gbps", "workload.kind=flowlist",
@@ -162,6 +162,28 @@ func BenchmarkLargeFabric(b *testing.B) {
 		{"hosts=8192", []string{"topology.kind=fat-tree", "topology.k=32"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) { benchRun(b, append(tc.sets, "duration=100us")...) })
+	}
+}
+
+// BenchmarkSparseFabric separates the fabric's size from its load: the
+// same 128 flows of 4 MB (a permutation, DCQCN, MTU 1000, to the drain) on
+// a k = 8 fat-tree of 128 hosts and on a k = 32 fat-tree of 8,192, whose
+// senders are hosts 0, 64, 128, ... (two per edge switch of every pod, so
+// paths cross the cores as on k = 8). Both have the same packets in
+// flight and about as many ports in use; what differs is the memory the
+// fabric spans.
+//
+//	go test ./cmd/dcsim -run '^$' -bench SparseFabric -benchtime 1x -count 6
+func BenchmarkSparseFabric(b *testing.B) {
+	for _, tc := range []struct {
+		name      string
+		k, stride int
+	}{{"hosts=128", 8, 1}, {"hosts=8192", 32, 64}} {
+		flows := permutation(b, 128, tc.stride, 4_000_000)
+		b.Run(tc.name, func(b *testing.B) {
+			benchRun(b, "topology.kind=fat-tree", fmt.Sprintf("topology.k=%d", tc.k), "workload.kind=flowlist",
+				"workload.flowlist.file="+flows, "duration=1us", "drain_limit=2ms")
+		})
 	}
 }
 
