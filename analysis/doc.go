@@ -39,7 +39,11 @@
 // Every file is written atomically (WriteFileAtomic: a temporary file in
 // the same directory, fsync, rename; on error nothing is left behind),
 // compressed with zstd at its default level, with created_by "dcsim" and no
-// timestamp, so the same records always give byte-identical files. Times
+// timestamp, so the same records always give byte-identical files. A
+// Stream (FlowStream, SampleStream) writes a file while a run goes on, in
+// batches, and gives the bytes that writing every row at once gives: it
+// hands the writer whole multiples of 64 rows, where parquet-go may end a
+// page (TestStreamMatchesWrite). Times
 // are ns since the start of the simulation; sizes are bytes. All columns
 // are required (never null) unless marked nullable.
 //
