@@ -216,6 +216,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	// large objects (smaller ones holding pointers start 8 bytes into
 	// their slot), so every port, a multiple of 64 bytes, starts a line.
 	ports := make([]Port, max(2*len(t.Links), 32<<10/int(unsafe.Sizeof(Port{}))+1))
+	adviseHugePages(unsafe.Pointer(&ports[0]), uintptr(len(ports))*unsafe.Sizeof(Port{}))
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
 		pt := &ports[0]
 		ports = ports[1:]
