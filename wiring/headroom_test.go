@@ -15,16 +15,9 @@ import (
 // a network small enough for a test).
 func headroomRun(t *testing.T, seed, mtu int, rule string) *Result {
 	t.Helper()
-	s, err := scenario.Load("default", []string{"topology.kind=fat-tree", "topology.k=4", "topology.fabric_link=100Gbps",
+	sim := mustBuild(t, "default", "topology.kind=fat-tree", "topology.k=4", "topology.fabric_link=100Gbps",
 		"switch.buffer=1MiB", "cc.algorithm=none", fmt.Sprintf("nic.mtu=%d", mtu), "workload.load=0.8",
-		"duration=300us", "drain_limit=5ms", "switch.pfc_headroom=" + rule, fmt.Sprintf("seed=%d", seed)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+		"duration=300us", "drain_limit=5ms", "switch.pfc_headroom="+rule, fmt.Sprintf("seed=%d", seed))
 	return sim.Run(Options{})
 }
 

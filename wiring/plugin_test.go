@@ -91,15 +91,8 @@ func TestTestOnlySchedulerRuns(t *testing.T) {
 		err.Error() != "t.yaml:1: nic.test-lowest-first.class: must be in 1..7" {
 		t.Errorf("class 9: got %v, want t.yaml:1: nic.test-lowest-first.class: must be in 1..7", err)
 	}
-	s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=8", "duration=200us",
-		"nic.scheduler=test-lowest-first", "nic.test-lowest-first.class=2", "nic.data_class=2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := mustBuild(t, "default", "topology.kind=star", "topology.hosts=8", "duration=200us",
+		"nic.scheduler=test-lowest-first", "nic.test-lowest-first.class=2", "nic.data_class=2")
 	res := sim.Run(Options{})
 	if !res.Drained || res.Run.FlowsDone != res.Run.FlowsTotal || res.Run.FlowsTotal == 0 {
 		t.Fatalf("got %d of %d flows done (drained %v), want all of at least one", res.Run.FlowsDone, res.Run.FlowsTotal, res.Drained)

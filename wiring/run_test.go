@@ -12,15 +12,8 @@ import (
 // A run cut short by drain_limit records every flow; the unfinished ones
 // have null finish, fct and slowdown and are counted, not dropped.
 func TestUnfinishedFlowsRecorded(t *testing.T) {
-	s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=8", "duration=200us",
-		"drain_limit=1us", "workload.distribution=websearch"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := mustBuild(t, "default", "topology.kind=star", "topology.hosts=8", "duration=200us",
+		"drain_limit=1us", "workload.distribution=websearch")
 	res := sim.Run(Options{})
 	if res.Drained {
 		t.Fatal("run drained; want websearch flows cut off by a 1us drain limit")
@@ -184,15 +177,8 @@ func TestSamplerWritesSamples(t *testing.T) {
 // before the duration, which used to spin Run forever.
 func TestRunLoadOnlyForCloud(t *testing.T) {
 	cloud := func() *Result {
-		s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=4", "duration=20us",
-			"drain_limit=1ms", "workload.load=0.3"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := Build(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sim := mustBuild(t, "default", "topology.kind=star", "topology.hosts=4", "duration=20us",
+			"drain_limit=1ms", "workload.load=0.3")
 		return sim.Run(Options{})
 	}()
 	if cloud.Run.Load == nil || *cloud.Run.Load != 0.3 {
