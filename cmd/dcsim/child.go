@@ -164,7 +164,7 @@ func applyPointMemory(p *sweep.Point, dir string) {
 	}
 	debug.SetMemoryLimit(budget)
 	lim := uint64(budget) + 2<<30
-	_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
+	limitAddressSpace(lim)
 	go func() {
 		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		for range time.Tick(50 * time.Millisecond) {
