@@ -93,6 +93,20 @@
 // reference's BFS (third.cc CalculateRoute) lists them, which is port
 // order here.
 //
+// Adaptive is adaptive routing: among the equal-cost next hops (a
+// fat-tree switch's up ports towards a leaf not below it) the one with
+// the least egress occupancy (queued bytes, then a busy transmitter),
+// ties by the flow's ECMP hash, so that with idle up ports it routes as
+// ECMP with the same salt does. Per flowlet (FlowletGap > 0, a table of
+// FlowletSlots slots per switch indexed by the flow hash) a flow changes
+// port only after a silence of FlowletGap; per packet (FlowletGap = 0)
+// every packet is routed afresh and a QP's packets reorder. Its Pinned
+// hook routes chosen packets deterministically (destination modulo the
+// number of next hops), which congestion isolation uses for adapted
+// flows. TestAdaptiveBalancesCollision: two line-rate flows that ECMP
+// hashes onto one of two up ports get 571 packets each in 100 us, under
+// adaptive routing 1,142 each (the full line).
+//
 // Switch.Routes gives a switch's equal-cost next hops towards a host, in
 // port order, from one of two tables:
 //

@@ -344,7 +344,10 @@
 // end. SRPT's and PIAS's "thresholds: [] = from the workload" rule is
 // written once (sizePlugin). The fabric's routers are a third table
 // (routers), selected by the compat profile: ecmp, and the reference
-// model's hash under compat: hpcc-ns3.
+// model's hash under compat: hpcc-ns3. switch.routing, when present,
+// overrides it: kind adaptive is fabric.Adaptive per flowlet (flowlet_gap,
+// default 5 us; flowlet_slots, default 4096); absent, nothing prints and
+// every scenario keeps the hash it had before the field existed.
 //
 // # Paths to files
 //

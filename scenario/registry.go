@@ -306,8 +306,20 @@ var routers = []Router{
 		New: func(_ *engine.Sim, topo *fabric.Topology) fabric.Router { return fabric.NewNS3ECMP(topo) }},
 }
 
-// RouterFor is the router of the scenario's compat profile.
+// adaptiveRouter is switch.routing's kind adaptive (fabric.Adaptive). It
+// draws its tie-breaking salt from the "ecmp" stream, as ECMP does.
+var adaptiveRouter = Router{Name: RoutingAdaptive, Doc: "per-flowlet adaptive routing by local egress occupancy",
+	New: func(eng *engine.Sim, _ *fabric.Topology) fabric.Router {
+		return &fabric.Adaptive{Salt: eng.Rand("ecmp").Uint32()}
+	}}
+
+// RouterFor is the router of the scenario: switch.routing's when it names
+// one, otherwise the compat profile's. Wiring sets the adaptive router's
+// knobs from switch.routing.
 func RouterFor(s *Scenario) Router {
+	if r := s.Switch.Routing; r != nil && r.Kind == RoutingAdaptive {
+		return adaptiveRouter
+	}
 	for _, r := range routers {
 		if r.Compat == s.Compat {
 			return r

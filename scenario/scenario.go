@@ -128,6 +128,7 @@ type Switch struct {
 	LossyQueueLimit Size     `yaml:"lossy_queue_limit"`
 	ECN             ECN      `yaml:"ecn"`
 	INT             string   `yaml:"int"`
+	Routing         *Routing `yaml:"routing,omitempty"`
 }
 
 // ECN is RED marking at dequeue (REFERENCE.md 3.4). KMin and KMax are

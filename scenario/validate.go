@@ -324,7 +324,10 @@ func (sw *Switch) validate() *FieldError {
 	if !(e.PMax >= 0 && e.PMax <= 1) {
 		return fieldErr(p+"ecn.pmax", "%v is not in [0, 1]", e.PMax)
 	}
-	return oneOf(p+"int", "int mode", sw.INT, intModes)
+	if fe := oneOf(p+"int", "int mode", sw.INT, intModes); fe != nil {
+		return fe
+	}
+	return sw.Routing.validate()
 }
 
 func (s *Scenario) validateNIC() *FieldError {

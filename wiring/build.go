@@ -124,6 +124,9 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	}
 	ns3 := s.Compat == scenario.CompatHPCCNS3
 	fcfg.Router = scenario.RouterFor(s).New(eng, topo)
+	if a, ok := fcfg.Router.(*fabric.Adaptive); ok {
+		a.FlowletGap, a.FlowletSlots = s.Switch.Routing.FlowletGap.T(), s.Switch.Routing.FlowletSlots
+	}
 	headers := rocev2.ReferenceHeaders
 	if s.NIC.RealisticHeaders {
 		headers = rocev2.RealisticHeaders

@@ -1,0 +1,57 @@
+package scenario
+
+import "github.com/dcsim/dcsim/engine"
+
+// Routing kinds.
+const (
+	RoutingECMP     = "ecmp"
+	RoutingAdaptive = "adaptive"
+)
+
+var routingKinds = []string{RoutingECMP, RoutingAdaptive}
+
+// Routing replaces the compat profile's router (switch.routing). Absent,
+// the switches route by the profile's ECMP, and the scenario prints as it
+// did before the field existed; present, its fields take these defaults.
+type Routing struct {
+	// Kind is ecmp (per-flow, the default's hash) or adaptive: per
+	// flowlet, the up port with the least egress occupancy
+	// (fabric.Adaptive).
+	Kind string `yaml:"kind"`
+	// FlowletGap is the silence after which a flow may change port. It
+	// must be positive: per-packet adaptive routing (a gap of 0) reorders
+	// a QP's packets, and the NIC has no selective-repeat receiver yet.
+	// The default, 5 us, is the time a 100 Gbps port takes to drain the
+	// 64 KB VC buffer of the ARN+AFI set-up (REFERENCE.md 10.2), so a
+	// flowlet moved off a full queue does not overtake its predecessor.
+	FlowletGap Duration `yaml:"flowlet_gap"`
+	// FlowletSlots is the size of each switch's flowlet table, a power
+	// of two (flows hashed into one slot share a flowlet).
+	FlowletSlots int `yaml:"flowlet_slots"`
+}
+
+func defaultRouting() *Routing {
+	return &Routing{Kind: RoutingAdaptive, FlowletGap: Duration(5 * engine.Microsecond), FlowletSlots: 4096}
+}
+
+func (r *Routing) setDefaults() { *r = *defaultRouting() }
+
+func (r *Routing) validate() *FieldError {
+	const p = "switch.routing."
+	if r == nil {
+		return nil
+	}
+	if fe := oneOf(p+"kind", "routing kind", r.Kind, routingKinds); fe != nil {
+		return fe
+	}
+	if r.Kind == RoutingAdaptive && r.FlowletGap <= 0 {
+		return fieldErr(p+"flowlet_gap", "must be positive, got %v: per-packet adaptive routing reorders a QP's packets and the NIC has no selective-repeat receiver yet", r.FlowletGap)
+	}
+	if fe := nonNegativeTime(p+"flowlet_gap", r.FlowletGap, false); fe != nil {
+		return fe
+	}
+	if n := r.FlowletSlots; n < 1 || n > 1<<24 || n&(n-1) != 0 {
+		return fieldErr(p+"flowlet_slots", "must be a power of two in [1, 2^24], got %d", n)
+	}
+	return nil
+}
