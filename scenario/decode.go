@@ -29,6 +29,9 @@ type decoder struct {
 	budget  int
 	depth   int
 	pending []pendingParams
+	// workloadSubs are the kinds' sub-maps decoded in each workload, for
+	// normaliseWorkloads.
+	workloadSubs map[*Workload][]workloadSub
 }
 
 // pendingParams is a nic.<name> or cc.<name> sub-map seen while decoding,
@@ -65,7 +68,8 @@ var (
 )
 
 func newDecoder(file string) *decoder {
-	return &decoder{file: file, origin: make(map[*yaml.Node]string), budget: maxNodes}
+	return &decoder{file: file, origin: make(map[*yaml.Node]string), budget: maxNodes,
+		workloadSubs: map[*Workload][]workloadSub{}}
 }
 
 // errAt locates an error at node n: the --set argument that made n, or
@@ -78,6 +82,14 @@ func (d *decoder) errAt(n *yaml.Node, path, format string, args ...any) *Error {
 		e.Line = n.Line
 	}
 	return e
+}
+
+// nullValue reports whether n is null once aliases are followed.
+func nullValue(n *yaml.Node) bool {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < maxDepth; i++ {
+		n = n.Alias
+	}
+	return isNull(n)
 }
 
 func isNull(n *yaml.Node) bool {
@@ -219,6 +231,20 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 			}
 			continue
 		}
+		if w, ok := v.Addr().Interface().(*Workload); ok {
+			if k, found := LookupWorkloadKind(name); found && k.Params != nil {
+				if nullValue(val) {
+					continue // null means absent, as for any field
+				}
+				p := k.Params()
+				// Through the pointer, as when the sub-maps were fields.
+				if err := d.decode(val, reflect.ValueOf(p), fp); err != nil {
+					return err
+				}
+				d.workloadSubs[w] = append(d.workloadSubs[w], workloadSub{kind: name, params: p})
+				continue
+			}
+		}
 		if holder != nil {
 			table, _ := holder.pluginTable()
 			if p, ok := lookup(table, name); ok {
@@ -228,6 +254,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 		}
 		if len(fields) == 0 && holder == nil {
 			return d.errAt(k, fp, "unknown field %q: %s takes no parameters", name, path)
+		}
+		if _, ok := v.Addr().Interface().(*Workload); ok {
+			return d.errAt(k, fp, "unknown field %q (valid: %s, %s)", name, validFields(fields, nil), strings.Join(workloadSubNames(), ", "))
 		}
 		return d.errAt(k, fp, "unknown field %q (valid: %s)", name, validFields(fields, holder))
 	}

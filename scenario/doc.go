@@ -349,6 +349,17 @@
 // default 5 us; flowlet_slots, default 4096); absent, nothing prints and
 // every scenario keeps the hash it had before the field existed.
 //
+// Workload kinds are the fourth table (workloadKinds in workloads.go):
+// each WorkloadKind carries its name, doc line, a parameter struct with its
+// defaults (the workload.<kind> sub-map; none for cloud), its check, its
+// constructor (NewFlows for a flow generator, NewTraining for a training
+// run), its run.parquet label and counters. Workload.Params holds the
+// kind's parameter struct; the decoder keeps a sub-map given for another
+// kind until Validate reports it, with the same messages as when the
+// sub-maps were fields. Adding a kind is one entry there plus its own
+// package; TestTestOnlyWorkloadRuns (package wiring) registers a kind that
+// exists only in the test and runs it end to end.
+//
 // # Paths to files
 //
 // topology.file, workload.flowlist.file and CDF paths are used as written:

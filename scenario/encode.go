@@ -25,6 +25,9 @@ func (s *Scenario) YAML() []byte {
 	if err == nil {
 		err = appendParams(root, "cc", algorithms, s.CC.Algorithm, s.CC.Params, s.Topology.HostLink.R())
 	}
+	if err == nil {
+		err = appendWorkloadParams(root, s)
+	}
 	var buf bytes.Buffer
 	if err == nil {
 		enc := yaml.NewEncoder(&buf)
@@ -73,6 +76,39 @@ func appendParams(root *yaml.Node, section string, table []Plugin, name string, 
 		}
 	}
 	return fmt.Errorf("no %s section", section)
+}
+
+// appendWorkloadParams adds "kind: {params}" to the mapping of the
+// workload and of each extra workload whose kind has a sub-map, after the
+// workload's own fields.
+func appendWorkloadParams(root *yaml.Node, s *Scenario) error {
+	add := func(n *yaml.Node, w *Workload) error {
+		p := w.params()
+		if p == nil {
+			return nil
+		}
+		pn, err := encodeValue(reflect.ValueOf(p))
+		if err != nil {
+			return err
+		}
+		n.Content = append(n.Content, scalarNode(w.Kind), pn)
+		return nil
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch sec := root.Content[i+1]; root.Content[i].Value {
+		case "workload":
+			if err := add(sec, &s.Workload); err != nil {
+				return err
+			}
+		case "extra_workloads":
+			for j, item := range sec.Content {
+				if err := add(item, &s.ExtraWorkloads[j]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func scalarNode(s string) *yaml.Node {

@@ -47,16 +47,13 @@ func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
 	if err := d.decode(root, reflect.ValueOf(s).Elem(), ""); err != nil {
 		return nil, err
 	}
-	s.Workload.normalise()
-	for i := range s.ExtraWorkloads {
-		s.ExtraWorkloads[i].normalise()
-	}
+	misplaced := d.normaliseWorkloads(s)
 	if err := d.resolvePlugins(s); err != nil {
 		return nil, err
 	}
 	idx := buildIndex(root)
 	applyECNDefaults(s, func(path string) bool { _, ok := idx[path]; return ok })
-	if err := s.Validate(); err != nil {
+	if err := s.validate(misplaced); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
 			return nil, d.locate(idx, fe)

@@ -213,126 +213,19 @@ type CC struct {
 	Params any `yaml:"-"`
 }
 
-// Workload kinds.
-const (
-	Cloud    = "cloud"
-	Incast   = "incast"
-	Flowlist = "flowlist"
-	Storage  = "storage"
-	// SimAI and Collective runs end when their work is done, not at duration.
-	SimAI      = "simai"
-	Collective = "collective"
-)
-
-var workloadKinds = []string{Cloud, Incast, Flowlist, Storage, SimAI, Collective}
-
-// Workload is one traffic generator. Exactly the sub-struct of its kind
-// is non-nil (none for cloud).
+// Workload is one traffic generator: its kind (workloads.go lists them)
+// and the fields every kind has; a kind's own fields are in Params.
 type Workload struct {
-	Kind         string            `yaml:"kind"`
-	Distribution string            `yaml:"distribution"`
-	Load         float64           `yaml:"load"`
-	Hosts        HostSet           `yaml:"hosts"`
-	Incast       *IncastParams     `yaml:"incast,omitempty"`
-	Flowlist     *FlowlistParams   `yaml:"flowlist,omitempty"`
-	Storage      *StorageParams    `yaml:"storage,omitempty"`
-	SimAI        *SimAIParams      `yaml:"simai,omitempty"`
-	Collective   *CollectiveParams `yaml:"collective,omitempty"`
+	Kind         string  `yaml:"kind"`
+	Distribution string  `yaml:"distribution"`
+	Load         float64 `yaml:"load"`
+	Hosts        HostSet `yaml:"hosts"`
+	// Params is the kind's parameter struct (the pointer its
+	// WorkloadKind.Params returned, decoded from workload.<kind>), nil for
+	// a kind without one (cloud). It prints under that key; a Scenario
+	// built in Go may leave it nil for the kind's defaults.
+	Params any `yaml:"-"`
 }
-
-// IncastParams are the fields of an incast workload.
-type IncastParams struct {
-	Senders      int      `yaml:"senders"`
-	FlowSize     Size     `yaml:"flow_size"`
-	LoadFraction float64  `yaml:"load_fraction"`
-	Period       Duration `yaml:"period"`
-	Receiver     int      `yaml:"receiver"`
-}
-
-// FlowlistParams are the fields of a flowlist workload.
-type FlowlistParams struct {
-	File string `yaml:"file"`
-}
-
-// StorageParams are the fields of a storage (fan-out) workload.
-type StorageParams struct {
-	Servers              HostSet  `yaml:"servers"`
-	FanOut               int      `yaml:"fan_out"`
-	ResponseSize         Size     `yaml:"response_size"`
-	ResponseDistribution string   `yaml:"response_distribution"`
-	RequestLoad          float64  `yaml:"request_load"`
-	MeanInterval         Duration `yaml:"mean_interval"`
-}
-
-// SimAIParams are the fields of a training workload (REFERENCE.md 7.4-7.6):
-// a SimAI/AICB workload file, or one generated from a model.
-type SimAIParams struct {
-	File          string   `yaml:"file"`            // workload file, or a shipped one by name; empty = generate from model
-	Model         string   `yaml:"model"`           // gpt3-13b | gpt3-175b | llama-7b | llama-65b | mixtral-8x7b (when file is empty)
-	TP            int      `yaml:"tp"`              // generator: tensor parallel size
-	DP            int      `yaml:"dp"`              // generator: data parallel size (0 = gpus/tp)
-	EP            int      `yaml:"ep"`              // generator: expert parallel size
-	GA            int      `yaml:"ga"`              // generator: gradient accumulation steps
-	GPU           string   `yaml:"gpu"`             // generator: a100 | h100
-	Efficiency    float64  `yaml:"efficiency"`      // generator: fraction of peak FLOPs achieved
-	GPUs          int      `yaml:"gpus"`            // world size; 0 = the file's all_gpus if it fits, else one GPU per host
-	GPUsPerServer int      `yaml:"gpus_per_server"` // GPUs joined by NVLink in one server; each GPU has its own NIC (host)
-	NVLink        Rate     `yaml:"nvlink"`          // per-GPU intra-server rate
-	Iterations    int      `yaml:"iterations"`      // training passes, back to back
-	SendLatency   Duration `yaml:"send_latency"`    // fixed delay before every send (SimAI AS_SEND_LAT)
-	CommScale     float64  `yaml:"comm_scale"`      // multiplies every collective size (SimAI comm_scale)
-	// OverlapGradReduce (generator) reduces each line's gradients in its own
-	// DP reduce-scatter, issued as that line's backward ends (Megatron's
-	// --overlap-grad-reduce buckets), instead of one reduce-scatter at the end.
-	OverlapGradReduce bool `yaml:"overlap_grad_reduce"`
-	// Layers (generator) overrides the model's transformer layers; 0 = the
-	// model's own. Fewer layers make a quick, smaller iteration.
-	Layers int `yaml:"layers"`
-	// SendLatencyTable uses SimAI 1.7's per-protocol, NVLink-or-network
-	// send latency instead of send_latency.
-	SendLatencyTable bool   `yaml:"send_latency_table"`
-	Protocol         string `yaml:"protocol"` // the table's NCCL protocol: ll | ll128 | simple
-	// ForceChannels gives every group this many rings; 0 = SimAI's rule,
-	// one ring per rank the group has on a server.
-	ForceChannels int `yaml:"force_channels"`
-	// OverlapDPCollectives starts every DP (weight-gradient) collective at
-	// once; false = SimAI's one collective per rank and dimension.
-	OverlapDPCollectives bool `yaml:"overlap_dp_collectives"`
-}
-
-// Collectives are the collective-model fields that training workloads and
-// micro-benchmarks share (workloads/simai RunConfig), for validation and
-// for building the run.
-type Collectives struct {
-	SendLatencyTable     bool
-	Protocol             string
-	ForceChannels        int
-	OverlapDPCollectives bool
-}
-
-func (p *SimAIParams) CollectiveModel() Collectives {
-	return Collectives{p.SendLatencyTable, p.Protocol, p.ForceChannels, p.OverlapDPCollectives}
-}
-
-func (p *CollectiveParams) CollectiveModel() Collectives {
-	return Collectives{p.SendLatencyTable, p.Protocol, p.ForceChannels, false}
-}
-
-// CollectiveParams are a collective micro-benchmark over the workload's
-// hosts: one collective of Bytes, Iterations times back to back.
-type CollectiveParams struct {
-	Op          string   `yaml:"op"`    // allreduce | reducescatter | allgather | alltoall
-	Bytes       Size     `yaml:"bytes"` // the collective's buffer size
-	Iterations  int      `yaml:"iterations"`
-	SendLatency Duration `yaml:"send_latency"`
-	// SendLatencyTable, Protocol and ForceChannels: as in SimAIParams.
-	SendLatencyTable bool   `yaml:"send_latency_table"`
-	Protocol         string `yaml:"protocol"`
-	ForceChannels    int    `yaml:"force_channels"`
-}
-
-// RandomReceiver as IncastParams.Receiver draws each event's receiver.
-const RandomReceiver = -1
 
 // Trace metrics.
 const (
@@ -417,53 +310,6 @@ func defaultWorkload() Workload {
 	return Workload{Kind: Cloud, Distribution: "websearch", Load: 0.5, Hosts: AllHosts}
 }
 
-func defaultIncast() *IncastParams {
-	return &IncastParams{Senders: 60, FlowSize: Size(500 * engine.KB), LoadFraction: 0.02, Receiver: RandomReceiver}
-}
-
-func defaultFlowlist() *FlowlistParams { return &FlowlistParams{} }
-
-func defaultSimAI() *SimAIParams {
-	return &SimAIParams{Model: "gpt3-13b", TP: 8, EP: 1, GA: 1, GPU: "a100", Efficiency: 0.5, GPUsPerServer: 8,
-		NVLink: Rate(2400 * engine.Gbps), Iterations: 1, SendLatency: Duration(6 * engine.Microsecond),
-		CommScale: 1, Protocol: "simple"}
-}
-
-func defaultCollective() *CollectiveParams {
-	return &CollectiveParams{Op: "allreduce", Bytes: Size(16 * engine.MiB), Iterations: 1,
-		SendLatency: Duration(6 * engine.Microsecond), Protocol: "simple"}
-}
-
-func defaultStorage() *StorageParams {
-	return &StorageParams{Servers: AllHosts, FanOut: 4, ResponseDistribution: "alistorage", RequestLoad: 0.3}
-}
-
 // setDefaults implementations let the decoder default a list element or
 // a sub-map that appears in the input.
-func (w *Workload) setDefaults()         { *w = defaultWorkload() }
-func (p *IncastParams) setDefaults()     { *p = *defaultIncast() }
-func (p *FlowlistParams) setDefaults()   { *p = *defaultFlowlist() }
-func (p *StorageParams) setDefaults()    { *p = *defaultStorage() }
-func (p *SimAIParams) setDefaults()      { *p = *defaultSimAI() }
-func (p *CollectiveParams) setDefaults() { *p = *defaultCollective() }
-
-// normalise gives the workload's kind its sub-struct, with defaults if the
-// input had none. A sub-struct of another kind stays, for Validate to
-// report.
-func (w *Workload) normalise() {
-	if w.Kind == Incast && w.Incast == nil {
-		w.Incast = defaultIncast()
-	}
-	if w.Kind == Flowlist && w.Flowlist == nil {
-		w.Flowlist = defaultFlowlist()
-	}
-	if w.Kind == Storage && w.Storage == nil {
-		w.Storage = defaultStorage()
-	}
-	if w.Kind == SimAI && w.SimAI == nil {
-		w.SimAI = defaultSimAI()
-	}
-	if w.Kind == Collective && w.Collective == nil {
-		w.Collective = defaultCollective()
-	}
-}
+func (w *Workload) setDefaults() { *w = defaultWorkload() }

@@ -387,7 +387,7 @@ trace: {interval: 10us, metrics: [qp_rate]}
 	if got, want := s.ExtraWorkloads[3], defaultWorkload(); !cmp.Equal(got, want) {
 		t.Errorf("empty list element: got %+v, want the default workload %+v", got, want)
 	}
-	if got := s.Workload.Storage.Servers; got != "64-127" {
+	if got := s.Workload.Params.(*StorageParams).Servers; got != "64-127" {
 		t.Errorf("storage.servers: got %q", got)
 	}
 	checkRoundTrip(t, s)
@@ -424,9 +424,9 @@ func TestSets(t *testing.T) {
 	want.Switch.WRRWeights = [8]int{1, 2, 4, 8, 1, 1, 1, 1}
 	inc := defaultWorkload()
 	inc.Kind = Incast
-	inc.Incast = defaultIncast()
-	inc.Incast.LoadFraction = 0.05
-	inc.Incast.Senders = 10
+	ip := defaultIncast()
+	ip.LoadFraction, ip.Senders = 0.05, 10
+	inc.Params = ip
 	bg := defaultWorkload()
 	bg.Load = 0.1
 	want.ExtraWorkloads = []Workload{inc, bg}

@@ -3,8 +3,6 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"github.com/dcsim/dcsim/workloads/simai"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -25,14 +23,18 @@ const (
 // Validate checks every field and returns the first problem, in schema
 // order, as a *FieldError naming the field. It reads no files: a topology,
 // flow list or CDF file is read, and checked, when the simulation is built.
-func (s *Scenario) Validate() error {
+func (s *Scenario) Validate() error { return s.validate(nil) }
+
+// validate is Validate given the sub-maps of other kinds that Parse found
+// in each workload (misplaced), which a Scenario has no field for.
+func (s *Scenario) validate(misplaced map[*Workload][]string) error {
 	for _, check := range []func() *FieldError{
 		s.validateTop,
 		s.Topology.validate,
 		s.Switch.validate,
 		s.validateNIC,
 		s.validateCC,
-		s.validateWorkloads,
+		func() *FieldError { return s.validateWorkloads(misplaced) },
 		s.Trace.validate,
 		s.validateTraceRows,
 	} {
@@ -383,13 +385,14 @@ func (s *Scenario) validatePlugin(section, what string, table []Plugin, name str
 	return fieldErr(path, "%v", err)
 }
 
-func (s *Scenario) validateWorkloads() *FieldError {
+func (s *Scenario) validateWorkloads(misplaced map[*Workload][]string) *FieldError {
 	n, known := s.Topology.HostCount()
-	if fe := s.Workload.validate("workload", n, known); fe != nil {
+	if fe := s.Workload.validate("workload", n, known, misplaced[&s.Workload]); fe != nil {
 		return fe
 	}
 	for i := range s.ExtraWorkloads {
-		if fe := s.ExtraWorkloads[i].validate(fmt.Sprintf("extra_workloads[%d]", i), n, known); fe != nil {
+		w := &s.ExtraWorkloads[i]
+		if fe := w.validate(fmt.Sprintf("extra_workloads[%d]", i), n, known, misplaced[w]); fe != nil {
 			return fe
 		}
 	}
@@ -425,180 +428,6 @@ func hostList(path string, h HostSet, n int, known bool) (hosts []int, fe *Field
 	return hosts, nil
 }
 
-func (w *Workload) validate(prefix string, n int, known bool) *FieldError {
-	p := prefix + "."
-	if fe := oneOf(p+"kind", "workload kind", w.Kind, workloadKinds); fe != nil {
-		return fe
-	}
-	for _, sub := range []struct {
-		kind string
-		set  bool
-	}{{Incast, w.Incast != nil}, {Flowlist, w.Flowlist != nil}, {Storage, w.Storage != nil},
-		{SimAI, w.SimAI != nil}, {Collective, w.Collective != nil}} {
-		if sub.set && w.Kind != sub.kind {
-			return fieldErr(p+sub.kind, "only allowed when %skind is %s (it is %s)", p, sub.kind, w.Kind)
-		}
-	}
-	if fe := firstErr(distribution(p+"distribution", w.Distribution), fraction(p+"load", w.Load)); fe != nil {
-		return fe
-	}
-	hosts, fe := hostList(p+"hosts", w.Hosts, n, known)
-	if fe != nil {
-		return fe
-	}
-	if known && w.Kind == Cloud && len(hosts) < 2 {
-		return fieldErr(p+"hosts", "a cloud workload needs at least 2 hosts, got %d", len(hosts))
-	}
-	switch w.Kind {
-	case Incast:
-		return w.Incast.validate(p+"incast.", hosts, n, known)
-	case Flowlist:
-		if strings.TrimSpace(w.Flowlist.File) == "" {
-			return fieldErr(p+"flowlist.file", "required when %skind is flowlist", p)
-		}
-	case Storage:
-		return w.Storage.validate(p+"storage.", hosts, n, known)
-	case SimAI:
-		return w.SimAI.validate(p + "simai.")
-	case Collective:
-		return w.Collective.validate(p + "collective.")
-	}
-	return nil
-}
-
-func (c *SimAIParams) validate(p string) *FieldError {
-	if strings.TrimSpace(c.File) == "" {
-		if fe := firstErr(
-			oneOf(p+"model", "model", c.Model, simaiModels()),
-			oneOf(p+"gpu", "gpu", c.GPU, []string{"a100", "h100"}),
-			between(p+"tp", c.TP, 1, maxHosts),
-			between(p+"dp", c.DP, 0, maxHosts),
-			between(p+"ep", c.EP, 1, maxHosts),
-			between(p+"ga", c.GA, 1, 1<<16),
-			between(p+"layers", c.Layers, 0, 1<<12),
-		); fe != nil {
-			return fe
-		}
-		if !(c.Efficiency > 0 && c.Efficiency <= 1) {
-			return fieldErr(p+"efficiency", "%v is not in (0, 1]", c.Efficiency)
-		}
-	}
-	if fe := firstErr(
-		between(p+"gpus", c.GPUs, 0, maxHosts),
-		between(p+"gpus_per_server", c.GPUsPerServer, 1, 1024),
-		positiveRate(p+"nvlink", c.NVLink),
-		between(p+"iterations", c.Iterations, 1, 1<<20),
-		nonNegativeTime(p+"send_latency", c.SendLatency, false),
-		validateCollectives(p, c.CollectiveModel()),
-	); fe != nil {
-		return fe
-	}
-	if !(c.CommScale > 0) || math.IsInf(c.CommScale, 0) {
-		return fieldErr(p+"comm_scale", "must be positive and finite, got %v", c.CommScale)
-	}
-	return nil
-}
-
-func validateCollectives(p string, c Collectives) *FieldError {
-	return firstErr(
-		oneOf(p+"protocol", "protocol", c.Protocol, []string{"ll", "ll128", "simple"}),
-		between(p+"force_channels", c.ForceChannels, 0, 1024),
-	)
-}
-
-func (c *CollectiveParams) validate(p string) *FieldError {
-	if fe := firstErr(
-		oneOf(p+"op", "collective", c.Op, []string{"allreduce", "reducescatter", "allgather", "alltoall"}),
-		between(p+"iterations", c.Iterations, 1, 1<<20),
-		nonNegativeTime(p+"send_latency", c.SendLatency, false),
-		validateCollectives(p, c.CollectiveModel()),
-	); fe != nil {
-		return fe
-	}
-	if c.Bytes < 1 {
-		return fieldErr(p+"bytes", "must be at least 1B, got %d", int64(c.Bytes))
-	}
-	return nil
-}
-
-func (c *IncastParams) validate(p string, hosts []int, n int, known bool) *FieldError {
-	if fe := firstErr(
-		between(p+"senders", c.Senders, 1, maxHosts),
-		nonNegativeTime(p+"period", c.Period, false),
-	); fe != nil {
-		return fe
-	}
-	if c.FlowSize < 1 {
-		return fieldErr(p+"flow_size", "must be at least 1B, got %d", int64(c.FlowSize))
-	}
-	if c.Period == 0 {
-		if fe := fraction(p+"load_fraction", c.LoadFraction); fe != nil {
-			return fe
-		}
-	}
-	if c.Receiver < RandomReceiver {
-		return fieldErr(p+"receiver", "must be a host index or -1 (random), got %d", c.Receiver)
-	}
-	if !known {
-		return nil
-	}
-	if c.Receiver >= n {
-		return fieldErr(p+"receiver", "host %d does not exist (the topology has %d hosts)", c.Receiver, n)
-	}
-	avail := len(hosts)
-	if c.Receiver == RandomReceiver || slices.Contains(hosts, c.Receiver) {
-		avail--
-	}
-	if c.Senders > avail {
-		return fieldErr(p+"senders", "%d senders but only %d hosts besides the receiver", c.Senders, avail)
-	}
-	return nil
-}
-
-func (c *StorageParams) validate(p string, clients []int, n int, known bool) *FieldError {
-	servers, fe := hostList(p+"servers", c.Servers, n, known)
-	if fe != nil {
-		return fe
-	}
-	if fe := firstErr(
-		between(p+"fan_out", c.FanOut, 1, maxHosts),
-		nonNegativeSize(p+"response_size", c.ResponseSize),
-		nonNegativeTime(p+"mean_interval", c.MeanInterval, false),
-	); fe != nil {
-		return fe
-	}
-	if c.ResponseSize == 0 {
-		if fe := distribution(p+"response_distribution", c.ResponseDistribution); fe != nil {
-			return fe
-		}
-	}
-	if c.MeanInterval == 0 {
-		if fe := fraction(p+"request_load", c.RequestLoad); fe != nil {
-			return fe
-		}
-	}
-	if !known {
-		return nil
-	}
-	// A client never asks itself, so a client that is also a server has
-	// one server fewer to choose from.
-	isServer := make([]bool, n)
-	for _, sv := range servers {
-		isServer[sv] = true
-	}
-	avail := len(servers)
-	for _, cl := range clients {
-		if isServer[cl] {
-			avail--
-			break
-		}
-	}
-	if c.FanOut > avail {
-		return fieldErr(p+"fan_out", "%d exceeds the %d servers available to a client", c.FanOut, avail)
-	}
-	return nil
-}
-
 func (t *Trace) validate() *FieldError {
 	if fe := nonNegativeTime("trace.interval", t.Interval, false); fe != nil {
 		return fe
@@ -613,12 +442,4 @@ func (t *Trace) validate() *FieldError {
 		}
 	}
 	return nil
-}
-
-func simaiModels() []string {
-	var out []string
-	for _, m := range simai.Models() {
-		out = append(out, m.Name)
-	}
-	return out
 }

@@ -3,7 +3,6 @@ package wiring
 import (
 	"fmt"
 	"github.com/dcsim/dcsim/scenario"
-	"math/rand/v2"
 	"os"
 	"strconv"
 
@@ -36,6 +35,9 @@ type Sim struct {
 	drivers []*driver
 	trains  []*trainer
 	paths   map[[2]int32]pathInfo
+	// gens are the scenario's flow generators by workload kind, for the
+	// kinds' counters.
+	gens map[string][]cloud.Generator
 }
 
 type pathInfo struct {
@@ -202,26 +204,27 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	}
 	maxMsg := maxMessageBytes(mtu, ncfg.Headers.DataWire(0, spec.HeaderBytes), slowest)
 	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, BDP: bdp, BaseRTT: rtt,
-		paths: map[[2]int32]pathInfo{}}
+		paths: map[[2]int32]pathInfo{}, gens: map[string][]cloud.Generator{}}
 	ws := append([]scenario.Workload{s.Workload}, s.ExtraWorkloads...)
 	for i := range ws {
 		path := "workload"
 		if i > 0 {
 			path = "extra_workloads[" + strconv.Itoa(i-1) + "]"
 		}
-		if ws[i].Kind == scenario.SimAI || ws[i].Kind == scenario.Collective {
-			tr, err := newTrainer(sim, &ws[i], topo.Hosts)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", path, err)
+		tf, err := ws[i].Build(scenario.WorkloadEnv{Scenario: s, Hosts: topo.Hosts, MaxMessage: maxMsg, Rand: eng.Rand(path)})
+		if err == nil && tf.Training != nil {
+			var tr *trainer
+			if tr, err = newTrainer(sim, tf.Training); err == nil {
+				sim.trains = append(sim.trains, tr)
 			}
-			sim.trains = append(sim.trains, tr)
-			continue
 		}
-		gen, err := newGenerator(&ws[i], s, topo.Hosts, maxMsg, eng.Rand(path))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
-		sim.AddGenerator(gen)
+		if tf.Flows != nil {
+			sim.AddGenerator(tf.Flows)
+			sim.gens[ws[i].Kind] = append(sim.gens[ws[i].Kind], tf.Flows)
+		}
 	}
 	cl.OnComplete = sim.complete
 	if len(sim.trains) > 0 {
@@ -231,84 +234,6 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		tr.apply(tr.run.Start(0))
 	}
 	return sim, nil
-}
-
-// newGenerator builds one workload's flow generator.
-// Its messages may be at most maxMsg bytes (maxMessageBytes).
-func newGenerator(w *scenario.Workload, s *scenario.Scenario, hosts int, maxMsg int64, rng *rand.Rand) (cloud.Generator, error) {
-	hostIDs, err := w.Hosts.Resolve(hosts)
-	if err != nil {
-		return nil, fmt.Errorf("hosts: %v", err)
-	}
-	rate := engine.Rate(s.Topology.HostLink)
-	stop := engine.Time(s.Duration)
-	switch w.Kind {
-	case scenario.Cloud:
-		cdf, err := cloud.Load(w.Distribution)
-		if err != nil {
-			return nil, fmt.Errorf("distribution: %v", err)
-		}
-		if err := checkMessageSize("distribution", cdf.Max(), maxMsg); err != nil {
-			return nil, err
-		}
-		return cloud.NewPoisson(cloud.PoissonConfig{Hosts: hostIDs, HostRate: rate, Load: w.Load, CDF: cdf,
-			Stop: stop, Name: "cloud"}, rng)
-	case scenario.Incast:
-		p := w.Incast
-		if err := checkMessageSize("incast.flow_size", int64(p.FlowSize), maxMsg); err != nil {
-			return nil, err
-		}
-		load := p.LoadFraction
-		if p.Period > 0 {
-			load = 0 // a period makes the events periodic; load_fraction is then unused
-		}
-		return cloud.NewIncast(cloud.IncastConfig{Hosts: hostIDs, Senders: p.Senders, Receiver: p.Receiver,
-			FlowSize: int64(p.FlowSize), Load: load, HostRate: rate, Period: engine.Time(p.Period),
-			Stop: stop, Name: "incast"}, rng)
-	case scenario.Flowlist:
-		f, err := os.Open(w.Flowlist.File)
-		if err != nil {
-			return nil, fmt.Errorf("flowlist.file: %v", err)
-		}
-		defer f.Close()
-		flows, err := cloud.ReadFlowList(w.Flowlist.File, f)
-		if err != nil {
-			return nil, err
-		}
-		for _, fl := range flows {
-			if fl.Src >= hosts || fl.Dst >= hosts {
-				return nil, fmt.Errorf("flowlist.file: flow %d->%d: the topology has %d hosts", fl.Src, fl.Dst, hosts)
-			}
-			if err := checkMessageSize(fmt.Sprintf("flowlist.file: flow %d->%d", fl.Src, fl.Dst), fl.Size, maxMsg); err != nil {
-				return nil, err
-			}
-		}
-		return cloud.NewFlowList(flows), nil
-	case scenario.Storage:
-		p := w.Storage
-		if err := checkMessageSize("storage.response_size", int64(p.ResponseSize), maxMsg); err != nil {
-			return nil, err
-		}
-		servers, err := p.Servers.Resolve(hosts)
-		if err != nil {
-			return nil, fmt.Errorf("storage.servers: %v", err)
-		}
-		cfg := cloud.StorageConfig{Clients: hostIDs, Servers: servers, FanOut: p.FanOut,
-			ResponseSize: int64(p.ResponseSize), Load: p.RequestLoad, HostRate: rate,
-			MeanInterval: engine.Time(p.MeanInterval), Stop: stop, Name: "storage"}
-		if p.MeanInterval > 0 {
-			cfg.Load = 0 // a mean interval sets the request rate; request_load is then unused
-		}
-		if p.ResponseDistribution != "" && p.ResponseSize == 0 {
-			cdf, err := cloud.Load(p.ResponseDistribution)
-			if err != nil {
-				return nil, fmt.Errorf("storage.response_distribution: %v", err)
-			}
-			cfg.ResponseCDF = cdf
-		}
-		return cloud.NewStorage(cfg, rng)
-	}
-	return nil, fmt.Errorf("kind: unknown workload kind %q", w.Kind)
 }
 
 // AddGenerator adds a flow generator beyond the scenario's workloads

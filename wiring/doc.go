@@ -11,9 +11,11 @@
 //
 // Build takes every implementation from its scenario plugin entry: the
 // scheduler's NewScheduler, the algorithm's Spec, the router of the compat
-// profile (scenario.RouterFor), and reads each scheduler's counters through
-// scenario.SchedulerCounters; it holds no table of its own, so adding a
-// scheduler or an algorithm never touches this package.
+// profile (scenario.RouterFor), each workload's generator or training run
+// from its kind's constructor (Workload.Build), and reads each scheduler's
+// and workload kind's counters through scenario.SchedulerCounters and
+// scenario.WorkloadCounters; it holds no table of its own, so adding a
+// scheduler, an algorithm or a workload kind never touches this package.
 //
 // # The data path
 //
@@ -38,7 +40,7 @@
 //
 // # Files
 //
-// build.go is Build and the workload generators; simulate.go the run loop,
+// build.go is Build and the driver that posts a generator's flows; simulate.go the run loop,
 // the run record and WriteDir; flows.go the flow records, streamed or
 // kept; train.go the training and collective
 // workloads (workloads/simai); sampler.go trace.* sampling into

@@ -33,11 +33,3 @@ func maxMessageBytes(mtu, overhead int64, rate engine.Rate) int64 {
 	wire := engine.MaxSpan.Seconds() * float64(rate) / 8
 	return int64(math.Min(wire*float64(mtu)/float64(mtu+overhead), scenario.MaxBytes))
 }
-
-// checkMessageSize rejects a message size above limit (maxMessageBytes).
-func checkMessageSize(field string, size, limit int64) error {
-	if size <= limit {
-		return nil
-	}
-	return fmt.Errorf("%s: a %d B message is more than the model can represent on this network (at most %d B: its transfer on the slowest link must take under 2^61 ps)", field, size, limit)
-}

@@ -174,7 +174,7 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 	sc := s.Scenario
 	k := &s.Cluster.Counters
 	r := analysis.RunRecord{RunID: opt.runID(sc), Scenario: sc.Name, Scheduler: sc.NIC.Scheduler,
-		CC: sc.CC.Algorithm, Workload: workloadName(&sc.Workload), Load: configuredLoad(&sc.Workload), Seed: int64(sc.Seed),
+		CC: sc.CC.Algorithm, Workload: sc.Workload.Label(), Load: sc.Workload.ConfiguredLoad(), Seed: int64(sc.Seed),
 		Version: opt.Version, SimTimeNs: s.Engine.Now().Nanoseconds(), WallSeconds: wall,
 		Events: int64(s.Engine.Events()), BytesDropped: s.Net.DroppedBytes, PFCPauseFrames: s.Net.PauseFrames,
 		NACKs: k.Nacks, RTOTimeouts: k.RTOs, CNPs: k.CNPs}
@@ -199,6 +199,7 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 		}
 	}
 	scenario.SchedulerCounters(s.Cluster.Hosts, r.Counters)
+	scenario.WorkloadCounters(s.gens, r.Counters)
 	return r
 }
 
@@ -213,32 +214,6 @@ func (s *Sim) achievedLoad(windowBytes int64) float64 {
 	}
 	capacity := float64(len(s.Net.HostPorts)) * float64(sc.Topology.HostLink) * (dur - warm).Seconds() / 8
 	return float64(windowBytes) / capacity
-}
-
-// configuredLoad is workload.load for run.parquet, or nil for the kinds
-// that do not read it (all but cloud: incast and storage have their own
-// load fields, training and flow lists none).
-func configuredLoad(w *scenario.Workload) *float64 {
-	if w.Kind != scenario.Cloud {
-		return nil
-	}
-	l := w.Load
-	return &l
-}
-
-func workloadName(w *scenario.Workload) string {
-	switch w.Kind {
-	case scenario.Cloud:
-		return "cloud:" + w.Distribution
-	case scenario.SimAI:
-		if w.SimAI.File != "" {
-			return "simai:" + w.SimAI.File
-		}
-		return "simai:" + w.SimAI.Model
-	case scenario.Collective:
-		return "collective:" + w.Collective.Op
-	}
-	return w.Kind
 }
 
 // WriteDir writes a run's files into dir (created if needed): flows.parquet,
@@ -306,12 +281,12 @@ func (r *Result) Headline() string {
 	}
 	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s%s, seed %d\n",
 		sc.Name, len(r.Sim.Net.HostPorts), sc.Topology.Kind, sc.NIC.Scheduler, sc.CC.Algorithm,
-		workloadName(&sc.Workload), load, sc.Seed)
+		sc.Workload.Label(), load, sc.Seed)
 	fmt.Fprintf(&b, "simulated %v (%d events, %d data packets) in %.1f s: %.0f events/s, %.0f packets/s\n",
 		r.Sim.Engine.Now(), r.Run.Events, k.DataPackets, r.Run.WallSeconds,
 		float64(r.Run.Events)/r.Run.WallSeconds, float64(k.DataPackets)/r.Run.WallSeconds)
 	achieved := ""
-	if k := sc.Workload.Kind; k != scenario.SimAI && k != scenario.Collective {
+	if !sc.Workload.Training() {
 		// A training run's duration is only its start window; the load
 		// of the flows that started in it says nothing.
 		achieved = fmt.Sprintf("; achieved load %.3f", r.Run.AchievedLoad)

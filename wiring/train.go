@@ -3,7 +3,6 @@ package wiring
 import (
 	"fmt"
 	"github.com/dcsim/dcsim/scenario"
-	"os"
 	"strings"
 
 	"github.com/dcsim/dcsim/analysis"
@@ -54,98 +53,10 @@ func (p *trainPost) Fire(now engine.Time, _ uint8) { p.tr.post(now, p.t) }
 func (e *trainSent) Fire(now engine.Time, _ uint8) { e.tr.apply(e.tr.run.Sent(now, e.id)) }
 func (w *trainWake) Fire(now engine.Time, _ uint8) { w.tr.apply(w.tr.run.Wake(now, w.token)) }
 
-// loadSimAI reads a workload file (or a shipped one by name), or generates
-// one from the model.
-func loadSimAI(p *scenario.SimAIParams, gpus int) (*simai.Workload, error) {
-	if f := strings.TrimSpace(p.File); f != "" {
-		if w, err := simai.Shipped(f); err == nil {
-			return w, nil
-		}
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, fmt.Errorf("simai.file: %q is neither a shipped workload (%s) nor a readable file: %v",
-				f, strings.Join(simai.ShippedNames(), ", "), err)
-		}
-		defer fh.Close()
-		return simai.Parse(f, fh)
-	}
-	m, err := simai.ModelByName(p.Model)
-	if err != nil {
-		return nil, fmt.Errorf("simai.model: %v", err)
-	}
-	gpu, err := simai.GPUByName(p.GPU)
-	if err != nil {
-		return nil, fmt.Errorf("simai.gpu: %v", err)
-	}
-	gpu.Efficiency = p.Efficiency
-	if p.Layers > 0 {
-		m.Layers = p.Layers
-	}
-	dp := p.DP
-	if dp == 0 {
-		dp = gpus / p.TP
-	}
-	if dp < 1 || p.TP*dp > gpus {
-		return nil, fmt.Errorf("simai.tp: tp %d x dp %d does not fit %d GPUs", p.TP, dp, gpus)
-	}
-	return simai.Generate(m, simai.Parallelism{TP: p.TP, DP: dp, EP: p.EP, GA: p.GA, OverlapGradReduce: p.OverlapGradReduce}, gpu)
-}
-
-// applyCollectives sets the collective model of cfg (validated: the protocol parses).
-func applyCollectives(c scenario.Collectives, cfg *simai.RunConfig) {
-	cfg.SendLatencyTable = c.SendLatencyTable
-	cfg.Protocol, _ = simai.ParseProtocol(c.Protocol)
-	cfg.Channels = c.ForceChannels
-	cfg.OverlapDP = c.OverlapDPCollectives
-}
-
-func newTrainer(s *Sim, w *scenario.Workload, hosts int) (*trainer, error) {
-	cfg := simai.DefaultRunConfig()
-	tr := &trainer{sim: s}
-	var wl *simai.Workload
+func newTrainer(s *Sim, t *scenario.Training) (*trainer, error) {
+	tr := &trainer{sim: s, op: t.Op, bytes: t.Bytes, nicPerGPU: t.NICPerGPU, ranks: t.Config.GPUs}
 	var err error
-	switch w.Kind {
-	case scenario.SimAI:
-		p := w.SimAI
-		cfg.GPUsPerHost = p.GPUsPerServer
-		cfg.NVLinkRate = engine.Rate(p.NVLink)
-		cfg.Iterations = p.Iterations
-		cfg.SendLatency = engine.Time(p.SendLatency)
-		applyCollectives(p.CollectiveModel(), &cfg)
-		cfg.CommScale = p.CommScale
-		cfg.GPUs = p.GPUs
-		if cfg.GPUs == 0 {
-			cfg.GPUs = hosts
-		}
-		if wl, err = loadSimAI(p, cfg.GPUs); err != nil {
-			return nil, err
-		}
-		if p.GPUs == 0 && wl.AllGPUs > 0 && wl.AllGPUs <= hosts {
-			cfg.GPUs = wl.AllGPUs
-		}
-		if cfg.GPUs > hosts {
-			return nil, fmt.Errorf("simai.gpus: %d GPUs, one NIC each, but the topology has %d hosts", cfg.GPUs, hosts)
-		}
-		if cfg.GPUs%p.GPUsPerServer != 0 {
-			return nil, fmt.Errorf("simai.gpus_per_server: %d GPUs do not fill servers of %d", cfg.GPUs, p.GPUsPerServer)
-		}
-		tr.nicPerGPU = true
-	case scenario.Collective:
-		p := w.Collective
-		cfg.GPUs = hosts
-		cfg.Iterations = p.Iterations
-		cfg.SendLatency = engine.Time(p.SendLatency)
-		applyCollectives(p.CollectiveModel(), &cfg)
-		if wl, err = simai.Microbench(p.Op, int64(p.Bytes), hosts); err != nil {
-			return nil, fmt.Errorf("collective: %v", err)
-		}
-		tr.op, tr.bytes = p.Op, int64(p.Bytes)
-	}
-	if !tr.nicPerGPU && cfg.GPUs > hosts {
-		return nil, fmt.Errorf("%d GPUs need %d hosts; the topology has %d", cfg.GPUs, cfg.GPUs, hosts)
-	}
-	tr.ranks = cfg.GPUs
-	if tr.run, err = simai.NewRun(wl, cfg); err != nil {
+	if tr.run, err = simai.NewRun(t.Workload, t.Config); err != nil {
 		return nil, err
 	}
 	return tr, nil

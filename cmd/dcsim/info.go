@@ -41,7 +41,7 @@ output is a complete scenario file that reproduces the run exactly.`,
 func newScenariosCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "scenarios",
-		Short: "list built-in scenarios, schedulers, congestion control and flow-size distributions",
+		Short: "list built-in scenarios, schedulers, congestion control, workload kinds and flow-size distributions",
 		Args:  argsRange(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
@@ -56,6 +56,10 @@ func newScenariosCmd() *cobra.Command {
 			fmt.Fprintln(w, "\nCC (cc.algorithm)\tDESCRIPTION")
 			for _, p := range scenario.Algorithms() {
 				fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Doc)
+			}
+			fmt.Fprintln(w, "\nWORKLOAD (workload.kind)\tDESCRIPTION")
+			for _, k := range scenario.WorkloadKinds() {
+				fmt.Fprintf(w, "%s\t%s\n", k.Name, k.Doc)
 			}
 			fmt.Fprintln(w, "\nDISTRIBUTION (workload.distribution)\tMEAN (linear rule)\tMAX\tSOURCE")
 			for _, d := range cloud.Describe() {
