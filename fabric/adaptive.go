@@ -29,12 +29,6 @@ type Adaptive struct {
 	FlowletGap   engine.Time
 	FlowletSlots int
 
-	// Pinned, when set, routes packets for which it returns true
-	// deterministically (the same next hop as D-mod-k: destination
-	// modulo the number of next hops) instead of adaptively; congestion
-	// isolation pins adapted flows with it. Nil pins nothing.
-	Pinned func(sw *Switch, p *Packet) bool
-
 	flowlets [][]flowlet // per switch index, allocated on first use
 }
 
@@ -48,9 +42,6 @@ func (a *Adaptive) Route(sw *Switch, p *Packet, _ int) int {
 	hops := sw.Routes(p.Dst)
 	if len(hops) == 1 {
 		return int(hops[0])
-	}
-	if a.Pinned != nil && a.Pinned(sw, p) {
-		return int(hops[int(p.Dst)%len(hops)])
 	}
 	h := Murmur3(uint32(p.Src), uint32(p.Dst), uint32(p.SPort)|uint32(p.DPort)<<16, uint32(sw.ID)^a.Salt)
 	if a.FlowletGap <= 0 {

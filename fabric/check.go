@@ -32,6 +32,26 @@ func (n *Network) InTransit() (packets, payload int64) {
 	return packets, payload
 }
 
+// CountInTransit is the number of packets of kind k in egress queues and
+// on wires.
+func (n *Network) CountInTransit(k Kind) (packets int64) {
+	n.allPorts(func(pt *Port) {
+		for c := range pt.cls {
+			pt.cls[c].q.each(func(p *Packet) {
+				if p.Kind == k {
+					packets++
+				}
+			})
+		}
+		pt.wire.each(func(p *Packet) {
+			if p.Kind == k {
+				packets++
+			}
+		})
+	})
+	return packets
+}
+
 // Check verifies the fabric's invariants at any instant: per-queue byte
 // counts equal their packets, a switch's buffer use equals its queued data
 // bytes and never exceeds the buffer, the MMU's counters are non-negative,

@@ -100,12 +100,17 @@
 // ECMP with the same salt does. Per flowlet (FlowletGap > 0, a table of
 // FlowletSlots slots per switch indexed by the flow hash) a flow changes
 // port only after a silence of FlowletGap; per packet (FlowletGap = 0)
-// every packet is routed afresh and a QP's packets reorder. Its Pinned
-// hook routes chosen packets deterministically (destination modulo the
-// number of next hops), which congestion isolation uses for adapted
-// flows. TestAdaptiveBalancesCollision: two line-rate flows that ECMP
+// every packet is routed afresh and a QP's packets reorder.
+// TestAdaptiveBalancesCollision: two line-rate flows that ECMP
 // hashes onto one of two up ports get 571 packets each in 100 us, under
 // adaptive routing 1,142 each (the full line).
+//
+// A switch with a QueueMonitor (Switch.SetMonitor; package
+// fabric/isolation) tells it of every enqueue and dequeue of a data
+// class and hands it the ARN frames that arrive; the router may then
+// change a packet's class (the egress class), while the buffer charges
+// the class it arrived in (Packet.ectx). Without a monitor a hop pays
+// one nil comparison.
 //
 // Switch.Routes gives a switch's equal-cost next hops towards a host, in
 // port order, from one of two tables:

@@ -18,10 +18,11 @@ const (
 	PFC          // PAUSE or RESUME for one class (Arg: class, Pause flag)
 	Grant        // receiver-driven scheduling grant (Arg: scheduler defined)
 	Control      // any other scheduler control frame
+	ARN          // adaptive routing notification between switches (package fabric/isolation)
 	numKinds
 )
 
-var kindNames = [...]string{"data", "ack", "nack", "cnp", "pfc", "grant", "control"}
+var kindNames = [...]string{"data", "ack", "nack", "cnp", "pfc", "grant", "control", "arn"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -55,7 +56,7 @@ type Packet struct {
 	CNP   bool  // on an ACK: congestion echo (REFERENCE 4.5 ack_flag mode)
 	Last  bool  // on data: last packet of its message
 	Pause bool  // on PFC: true = PAUSE, false = RESUME
-	ectx  uint8 // ingress class at the current switch
+	ectx  uint8 // ingress class at the current switch (the router may change Class, the egress class)
 
 	Src, Dst     int32  // host indices
 	SPort, DPort uint16 // UDP ports (ECMP entropy)

@@ -97,6 +97,9 @@ type classQ struct {
 // QueueBytes is the number of bytes queued in class c.
 func (pt *Port) QueueBytes(c int) int64 { return pt.cls[c].bytes }
 
+// Head is the packet at the head of class c's queue, or nil.
+func (pt *Port) Head(c int) *Packet { return pt.cls[c].q.peek() }
+
 // QueuedBytes is the number of bytes queued in all classes.
 func (pt *Port) QueuedBytes() int64 { return pt.qTotal }
 
@@ -259,7 +262,7 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 	}
 	rng := pt.net.cfg.NS3Rand
 	if pt.sw != nil && rng == nil {
-		pt.sw.departed(now, p)
+		pt.sw.departed(now, p, pt)
 	}
 	if rng != nil && cq.bytes > cq.ecnKmin && cq.bytes <= cq.ecn.Kmax && (p.Kind != Data || !p.ECT) {
 		rng.Skip(1) // ns-3 draws for every packet of a data class (ShouldSendCN)
@@ -285,7 +288,7 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 		}
 	}
 	if pt.sw != nil && rng != nil {
-		pt.sw.departed(now, p) // after the marking decision, as ns-3
+		pt.sw.departed(now, p, pt) // after the marking decision, as ns-3
 	}
 	if pt.Observer != nil {
 		pt.Observer.Dequeue(now, pt, p)

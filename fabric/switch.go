@@ -27,8 +27,9 @@ type Switch struct {
 	UpPorts   []int32
 	DownPorts []int32
 
-	router Router
-	index  int // position in Network.Switches
+	router  Router
+	monitor QueueMonitor // nil: no congestion isolation
+	index   int          // position in Network.Switches
 	// updown is the up/down table when Network.upDown; otherwise
 	// routes[dstSwitch] lists the ports on shortest paths to dstSwitch,
 	// filled on first use (nil until then).
@@ -53,6 +54,43 @@ type Switch struct {
 	ResumeSent        int64
 }
 
+// QueueMonitor watches a switch's data-class egress queues and handles
+// the ARN frames that reach it (congestion isolation, package
+// fabric/isolation). A switch without one pays one nil comparison per
+// packet.
+type QueueMonitor interface {
+	// Changed follows every enqueue and dequeue of a data-class packet
+	// on out's class queue.
+	Changed(now engine.Time, sw *Switch, out *Port, class uint8)
+	// Receive takes ownership of an ARN frame that arrived on in.
+	Receive(now engine.Time, sw *Switch, p *Packet, in *Port)
+}
+
+// SetMonitor installs m on the switch.
+func (s *Switch) SetMonitor(m QueueMonitor) { s.monitor = m }
+
+// Index is the switch's position in Network.Switches.
+func (s *Switch) Index() int { return s.index }
+
+// Network is the network the switch belongs to.
+func (s *Switch) Network() *Network { return s.net }
+
+// IngressBytes is the data the switch holds from ingress port i in class
+// c: its input buffer's occupancy for that class.
+func (s *Switch) IngressBytes(i int, c uint8) int64 {
+	cl := &s.mmu.in[i].cls[c]
+	return cl.ingress + cl.hdrm
+}
+
+// SendControl queues control frame p (class 0: never paused, not
+// admitted against the buffer) on port i.
+func (s *Switch) SendControl(now engine.Time, i int, p *Packet) {
+	if p.Class != 0 {
+		panic("fabric: SendControl of a packet outside class 0")
+	}
+	s.Ports[i].enqueue(now, p)
+}
+
 // Routes returns the candidate egress ports towards host dst.
 func (s *Switch) Routes(dst int32) []int32 {
 	a := s.net.attach[dst]
@@ -73,20 +111,30 @@ func (s *Switch) single(pi int32) []int32 { return s.portIDs[pi : pi+1] }
 
 // Receive implements Node.
 func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
-	if p.Kind == PFC {
+	switch p.Kind {
+	case PFC:
 		if s.net.cfg.PFC {
 			in.SetPaused(now, uint8(p.Arg), p.Pause)
 		}
 		s.net.Pool.Put(p)
 		return
+	case ARN:
+		s.monitor.Receive(now, s, p, in)
+		return
 	}
+	p.ectx = p.Class
 	out := s.Ports[s.router.Route(s, p, int(p.inPort))]
-	if p.Class != 0 {
-		if !s.admit(now, p, int(p.inPort), out) {
-			return
-		}
+	if p.Class == 0 {
+		out.enqueue(now, p)
+		return
+	}
+	if !s.admit(now, p, int(p.inPort), out) {
+		return
 	}
 	out.enqueue(now, p)
+	if s.monitor != nil {
+		s.monitor.Changed(now, s, out, p.Class)
+	}
 }
 
 func (s *Switch) drop(now engine.Time, p *Packet, at *Port) {
@@ -104,8 +152,7 @@ func (s *Switch) drop(now engine.Time, p *Packet, at *Port) {
 func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 	m := &s.mmu
 	size := int64(p.Size)
-	c := p.Class
-	p.ectx = c
+	c := p.ectx
 	if !s.net.cfg.PFC {
 		// Dynamic threshold (Choudhury-Hahne): one egress queue may hold at
 		// most alpha times the free buffer, so a congested queue cannot
@@ -114,7 +161,7 @@ func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 		if l := s.net.cfg.LossyQueueLimit; l > 0 {
 			limit = min(limit, l)
 		}
-		if m.used+size > m.buffer || out.cls[c].bytes+size > limit {
+		if m.used+size > m.buffer || out.cls[p.Class].bytes+size > limit {
 			s.drop(now, p, out)
 			return false
 		}
@@ -141,13 +188,16 @@ func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
 	return true
 }
 
-// departed releases p's buffer when it leaves an egress queue.
-func (s *Switch) departed(now engine.Time, p *Packet) {
+// departed releases p's buffer when it leaves egress port out.
+func (s *Switch) departed(now engine.Time, p *Packet, out *Port) {
 	if p.Class == 0 {
 		return
 	}
 	m := &s.mmu
 	m.used -= int64(p.Size)
+	if s.monitor != nil {
+		s.monitor.Changed(now, s, out, p.Class)
+	}
 	if !s.net.cfg.PFC {
 		return
 	}

@@ -47,11 +47,13 @@ func (r *Routing) validate() *FieldError {
 	if r.Kind == RoutingAdaptive && r.FlowletGap <= 0 {
 		return fieldErr(p+"flowlet_gap", "must be positive, got %v: per-packet adaptive routing reorders a QP's packets and the NIC has no selective-repeat receiver yet", r.FlowletGap)
 	}
-	if fe := nonNegativeTime(p+"flowlet_gap", r.FlowletGap, false); fe != nil {
-		return fe
-	}
-	if n := r.FlowletSlots; n < 1 || n > 1<<24 || n&(n-1) != 0 {
-		return fieldErr(p+"flowlet_slots", "must be a power of two in [1, 2^24], got %d", n)
+	return firstErr(nonNegativeTime(p+"flowlet_gap", r.FlowletGap, false), slotCount(p+"flowlet_slots", r.FlowletSlots))
+}
+
+// slotCount checks the size of a per-switch table indexed by hash bits.
+func slotCount(path string, n int) *FieldError {
+	if n < 1 || n > 1<<24 || n&(n-1) != 0 {
+		return fieldErr(path, "must be a power of two in [1, 2^24], got %d", n)
 	}
 	return nil
 }

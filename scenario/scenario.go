@@ -115,20 +115,21 @@ var headroomRules = []string{HeadroomAuto, HeadroomSized, HeadroomReference}
 
 // Switch is the configuration shared by every switch.
 type Switch struct {
-	Buffer          Size     `yaml:"buffer"`
-	PFC             bool     `yaml:"pfc"`
-	PFCPauseExpiry  bool     `yaml:"pfc_pause_expiry"`
-	PFCPauseTime    Duration `yaml:"pfc_pause_time"`
-	PFCReserve      Size     `yaml:"pfc_reserve"`
-	PFCResumeOffset Size     `yaml:"pfc_resume_offset"`
-	PFCHeadroom     string   `yaml:"pfc_headroom"`
-	PFCResponseTime Duration `yaml:"pfc_response_time"`
-	Discipline      string   `yaml:"discipline"`
-	WRRWeights      [8]int   `yaml:"wrr_weights"`
-	LossyQueueLimit Size     `yaml:"lossy_queue_limit"`
-	ECN             ECN      `yaml:"ecn"`
-	INT             string   `yaml:"int"`
-	Routing         *Routing `yaml:"routing,omitempty"`
+	Buffer          Size       `yaml:"buffer"`
+	PFC             bool       `yaml:"pfc"`
+	PFCPauseExpiry  bool       `yaml:"pfc_pause_expiry"`
+	PFCPauseTime    Duration   `yaml:"pfc_pause_time"`
+	PFCReserve      Size       `yaml:"pfc_reserve"`
+	PFCResumeOffset Size       `yaml:"pfc_resume_offset"`
+	PFCHeadroom     string     `yaml:"pfc_headroom"`
+	PFCResponseTime Duration   `yaml:"pfc_response_time"`
+	Discipline      string     `yaml:"discipline"`
+	WRRWeights      [8]int     `yaml:"wrr_weights"`
+	LossyQueueLimit Size       `yaml:"lossy_queue_limit"`
+	ECN             ECN        `yaml:"ecn"`
+	INT             string     `yaml:"int"`
+	Routing         *Routing   `yaml:"routing,omitempty"`
+	Isolation       *Isolation `yaml:"isolation,omitempty"`
 }
 
 // ECN is RED marking at dequeue (REFERENCE.md 3.4). KMin and KMax are

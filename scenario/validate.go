@@ -33,6 +33,7 @@ func (s *Scenario) validate(misplaced map[*Workload][]string) error {
 		s.Topology.validate,
 		s.Switch.validate,
 		s.validateNIC,
+		func() *FieldError { return s.Switch.Isolation.validate(s.NIC.DataClass) },
 		s.validateCC,
 		func() *FieldError { return s.validateWorkloads(misplaced) },
 		s.Trace.validate,

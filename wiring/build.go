@@ -10,6 +10,7 @@ import (
 	"github.com/dcsim/dcsim/cc/hpcc"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/fabric/isolation"
 	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/transport/rocev2"
 	"github.com/dcsim/dcsim/workloads/cloud"
@@ -23,6 +24,9 @@ type Sim struct {
 	Topology *fabric.Topology
 	Net      *fabric.Network
 	Cluster  *rnic.Cluster
+	// Isolation is congestion detection and ARN+AFC (switch.isolation),
+	// nil without.
+	Isolation *isolation.Isolation
 	// Messages are the messages posted so far and not yet recorded, in
 	// posting order: every one, unless the run streams flows.parquet
 	// (Options.Dir, no training), which removes the finished ones at the
@@ -155,9 +159,14 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 			fcfg.INTBytesUnit, fcfg.INTQLenUnit = 128*p.INTMulti, 80*p.INTMulti // int-header.h IntHop
 		}
 	}
+	isoRouter := isolationRouter(s, &fcfg)
 	net, err := fabric.Build(eng, topo, fcfg)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %v", err)
+	}
+	iso, err := installIsolation(s, net, isoRouter)
+	if err != nil {
+		return nil, fmt.Errorf("switch.isolation: %v", err)
 	}
 	mtu := int64(s.NIC.MTU)
 	rtt, bdp := net.MaxRTTBDP(mtu)
@@ -203,7 +212,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		slowest = min(slowest, l.Rate)
 	}
 	maxMsg := maxMessageBytes(mtu, ncfg.Headers.DataWire(0, spec.HeaderBytes), slowest)
-	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, BDP: bdp, BaseRTT: rtt,
+	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, Isolation: iso, BDP: bdp, BaseRTT: rtt,
 		paths: map[[2]int32]pathInfo{}, gens: map[string][]cloud.Generator{}}
 	ws := append([]scenario.Workload{s.Workload}, s.ExtraWorkloads...)
 	for i := range ws {

@@ -21,6 +21,7 @@ var layers = [][]string{
 	{"internal/"},
 	{"engine"},
 	{"fabric"},
+	{"fabric/isolation"},
 	{"cc"},
 	{"transport/"},
 	{"rnic"},

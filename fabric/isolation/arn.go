@@ -1,0 +1,175 @@
+package isolation
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/invariants"
+)
+
+// Receive implements fabric.QueueMonitor: an ARN frame arrived at sw.
+func (iso *Isolation) Receive(now engine.Time, sw *fabric.Switch, p *fabric.Packet, _ *fabric.Port) {
+	m := message{dst: p.Dst, id: p.Seq, class: uint8(p.Arg), rootTier: fabric.Tier(p.Arg >> 8), clear: p.Arg>>16&1 != 0}
+	iso.net.Pool.Put(p)
+	iso.Received++
+	iso.handle(now, sw, m)
+	if invariants.Enabled && iso.Received%64 == 0 {
+		if err := iso.Check(); err != nil {
+			panic(fmt.Sprintf("at %v: %v", now, err))
+		}
+	}
+}
+
+// handle applies message m at sw: a duplicate is dropped; a switch with
+// more than one next hop towards m's destination (an alternative up
+// port) consumes it, adding the entry or, for a clearing ARN, removing
+// it; any other switch forwards it upstream, on every port towards a
+// switch that is not one of its next hops to the destination: the ports
+// from which traffic for the destination can arrive.
+func (iso *Isolation) handle(now engine.Time, sw *fabric.Switch, m message) {
+	t := &iso.tabs[sw.Index()]
+	bit := uint8(1)
+	if m.clear {
+		bit = 2
+	}
+	if t.seen[m.id]&bit != 0 {
+		iso.Duplicates++
+		return
+	}
+	t.seen[m.id] |= bit
+	hops := sw.Routes(m.dst)
+	if len(hops) > 1 {
+		iso.Consumed++
+		if m.clear {
+			if t.remove(m.id) {
+				iso.Removed++
+			}
+		} else {
+			t.entries = append(t.entries, entry{message: m, expires: now + iso.cfg.EntryLifetime})
+		}
+		return
+	}
+	sent := false
+	for i, pt := range sw.Ports {
+		if _, ok := pt.Peer.Owner.(*fabric.Switch); !ok || isHop(hops, i) {
+			continue
+		}
+		iso.send(now, sw, i, m)
+		sent = true
+	}
+	if sent {
+		iso.Forwarded++
+	} else {
+		iso.Dropped++
+	}
+}
+
+func isHop(hops []int32, i int) bool {
+	for _, h := range hops {
+		if int(h) == i {
+			return true
+		}
+	}
+	return false
+}
+
+func (iso *Isolation) send(now engine.Time, sw *fabric.Switch, port int, m message) {
+	p := iso.net.Pool.Get()
+	p.Kind, p.Class, p.Size = fabric.ARN, 0, ARNBytes
+	p.Src, p.Dst, p.Seq = -1, m.dst, m.id
+	p.Arg = int64(m.class) | int64(m.rootTier)<<8
+	if m.clear {
+		p.Arg |= 1 << 16
+	}
+	iso.Sent++
+	sw.SendControl(now, port, p)
+}
+
+func (t *table) remove(id int64) bool {
+	for i := range t.entries {
+		if t.entries[i].id == id {
+			t.entries = append(t.entries[:i], t.entries[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// match is the live entry for (dst, class), removing expired entries on
+// the way (counted in *expired).
+func (t *table) match(now engine.Time, dst int32, class uint8, expired *int64) bool {
+	found := false
+	for i := 0; i < len(t.entries); {
+		e := &t.entries[i]
+		if now >= e.expires {
+			t.entries = append(t.entries[:i], t.entries[i+1:]...)
+			*expired++
+			continue
+		}
+		if e.dst == dst && e.class == class {
+			found = true
+		}
+		i++
+	}
+	return found
+}
+
+// Router routes with the ARN tables in front of a base router. A packet
+// in the AFC, or a data packet matching a consumed entry (which it
+// moves to the AFC, setting the adapted bit), is routed
+// deterministically: next hop number destination mod the number of next
+// hops (D-mod-k), the same at every switch, so the adapted flows to one
+// destination converge on one path instead of spreading; every other
+// packet goes to Base. With Config.AdaptGap > 0 the match is decided per
+// flowlet: a flow moves into or out of the AFC only after AdaptGap of
+// silence at this switch.
+type Router struct {
+	Base fabric.Router
+	iso  *Isolation
+}
+
+// NewRouter wraps base with iso's tables. Build the network with it, then
+// Install iso and call Bind.
+func NewRouter(base fabric.Router) *Router { return &Router{Base: base} }
+
+// Bind attaches the isolation state the router reads.
+func (r *Router) Bind(iso *Isolation) { r.iso = iso }
+
+// Route implements fabric.Router.
+func (r *Router) Route(sw *fabric.Switch, p *fabric.Packet, in int) int {
+	iso := r.iso
+	afc := iso.cfg.AFC
+	adapted := afc != 0 && p.Class == afc
+	if !adapted && p.Kind == fabric.Data {
+		if adapted = iso.adapt(sw, p); adapted {
+			iso.Adapted++
+			if afc != 0 {
+				p.Class = afc
+			}
+		}
+	}
+	if !adapted {
+		return r.Base.Route(sw, p, in)
+	}
+	hops := sw.Routes(p.Dst)
+	return int(hops[int(p.Dst)%len(hops)])
+}
+
+// adapt decides whether data packet p, not in the AFC, is adapted at sw.
+func (iso *Isolation) adapt(sw *fabric.Switch, p *fabric.Packet) bool {
+	t := &iso.tabs[sw.Index()]
+	gap := iso.cfg.AdaptGap
+	if gap == 0 {
+		return len(t.entries) > 0 && t.match(iso.net.Sim.Now(), p.Dst, p.Class, &iso.Expired)
+	}
+	now := iso.net.Sim.Now()
+	h := fabric.Murmur3(uint32(p.Src), uint32(p.Dst), uint32(p.SPort)|uint32(p.DPort)<<16, uint32(sw.ID))
+	f := &t.flows[h&uint32(len(t.flows)-1)]
+	if f.tag != h || f.last == 0 || now-f.last >= gap {
+		f.tag = h
+		f.adapted = len(t.entries) > 0 && t.match(now, p.Dst, p.Class, &iso.Expired)
+	}
+	f.last = now + 1 // never 0 once used
+	return f.adapted
+}

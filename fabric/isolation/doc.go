@@ -1,0 +1,95 @@
+// Package isolation models congestion isolation in fat-trees with ARN+AFI
+// (Rocher-Gonzalez, Escudero-Sahuquillo, Garcia, Quiles, arXiv
+// 2502.00616; REFERENCE.md section 10): a congestion detector per switch
+// output port and class, adaptive routing notifications (ARNs) from the
+// root of a congestion tree to the lower stages that can route around it,
+// and the Adapted Flow Channel (AFC), a class of its own at every input
+// buffer for the flows the notifications adapt. The authors' simulator
+// (SAURON, OMNeT++, InfiniBand-like with credits) is not public; what the
+// paper leaves open is chosen here and said so.
+//
+// # Detector
+//
+// Detector is a pure state machine (Observe is handed now, the queue's
+// occupancy and the downstream's free credits). With HCDTh, LCDTh, FCTh
+// and CRT:
+//
+//	occ > HCDTh and free > FCTh, continuously for CRT -> Root
+//	occ > HCDTh otherwise                             -> Branch
+//	occ < LCDTh                                       -> Normal
+//
+// (LCDTh's hysteresis is REFERENCE.md's inference.) A candidate waiting
+// out CRT is a Branch; the waiting is exact, by a timer event at the end
+// of CRT, not sampled. Occupancy is the class's egress queue at the port;
+// for a Root it also counts the AFC's bytes at the port, since the flows
+// its ARN adapted are still the congestion at that port (without that a
+// root would drain its own class into the AFC, return to normal, clear
+// its entries, and form again every few microseconds). Free credits map
+// onto Ethernet as REFERENCE.md 10.1 says: a downstream switch's free
+// input buffer for the class, VCBuffer minus what it holds from this port
+// in that class (fabric.Switch.IngressBytes), 0 while the class is paused
+// by PFC; a host always has VCBuffer free. Detectors are observed at every
+// enqueue and dequeue of their class (fabric.QueueMonitor) and at their
+// timers. The AFC has no detector: adapted flows cannot root new trees.
+// Counters count the transitions into each state, and Config.OnChange is
+// the trace point of every change.
+//
+// # ARNs
+//
+// A port that becomes a Root generates an ARN {destination, output port,
+// class, ARNid, the root's tier}: the destination is that of the packet at
+// the head of the root's queue. The root's switch handles it as every
+// switch handles an arriving one (handle):
+//
+//   - an ARNid seen before at this switch is a duplicate and is dropped;
+//   - a switch with more than one next hop towards the destination (an
+//     alternative up port) consumes it: an entry in its ARN table;
+//   - any other switch forwards it upstream: on every port towards a
+//     switch that is not one of its next hops to the destination, i.e.
+//     every port from which traffic for the destination can arrive.
+//
+// In a fat-tree with the root at a leaf's port to a host, the ARN climbs
+// to the pod's aggregation switches, which pass it to their cores and
+// their pod's other leaves (those consume it); the cores pass it down to
+// the aggregation switch of every other pod, which consumes it. On a
+// k = 4 fat-tree that is 20 frames, 7 entries and 7 duplicates
+// (TestARNOneRoot). The paper says "forwarded upstream until a lower stage
+// with an alternative upward port"; which upstream ports it takes is not
+// given: all of them, as here, reaches every switch whose traffic can feed
+// the root, and the ARNid stops the copies.
+//
+// Entries live Config.EntryLifetime (arn_entry_lifetime, default 100 us:
+// not given in the paper). A port that stays a root sends a fresh ARN
+// (new ARNid) every EntryLifetime, so its entries are renewed before they
+// lapse; a root that returns to Normal sends, with ClearOnNormal
+// (arn_clear_on_normal, default true), a clearing ARN with its last ARNid
+// along the same way, which removes that entry where it was consumed.
+// ARN frames are 64 B control frames (class 0: never paused, not
+// admitted against the buffer).
+//
+// Every frame is accounted for: Sent = Received + in transit, and every
+// message handled, generated or received, is consumed, forwarded, a
+// duplicate or dropped (Check; under -tags invariants it runs at every
+// 64th received frame and its failure panics).
+//
+// # Routing and the AFC
+//
+// Router wraps the base router (ECMP or fabric.Adaptive). A data packet
+// whose (destination, class) matches a live entry at this switch gets the
+// adapted bit: its class becomes the AFC's (Config.AFC, default 7), which
+// is how the bit is carried (the class is the SL-to-VC choice; nothing
+// else may use the AFC's class). An adapted packet, there or at any later
+// switch, is routed deterministically: next hop destination mod the
+// number of next hops (D-mod-k), so the adapted flows to one destination
+// converge on one path and cannot spread the tree. The paper's "takes
+// the alternative upward port" is this port. ACKs of adapted data travel
+// in the AFC too, since the NIC answers in the data's class.
+//
+// Config.AdaptGap (switch.isolation.adapt_gap, default 5 us) makes the
+// decision per flowlet: a flow moves into or out of the AFC at a switch
+// only after that much silence there, as switch.routing's flowlets do.
+// The paper's network has no transport; dcsim's NIC is go-back-N, and a
+// flow moved mid-flowlet overtakes its own packets queued in the old
+// class, each costing a NACK and a resend of the window. 0 is the paper's
+// reading (move at once).
+package isolation

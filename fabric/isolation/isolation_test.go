@@ -1,0 +1,217 @@
+package isolation
+
+import (
+	"testing"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+)
+
+// sink counts the data packets delivered per class and obeys PFC.
+type sink struct {
+	pool    *fabric.Pool
+	byClass [fabric.NumClasses]int
+}
+
+func (s *sink) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
+	switch p.Kind {
+	case fabric.PFC:
+		in.SetPaused(now, uint8(p.Arg), p.Pause)
+	case fabric.Data:
+		s.byClass[p.Class]++
+	}
+	s.pool.Put(p)
+}
+
+// source sends 1048 B data packets of one flow in class 3 at line rate
+// while class 3 is not paused.
+type source struct {
+	pool     *fabric.Pool
+	pt       *fabric.Port
+	src, dst int32
+	sport    uint16
+	until    engine.Time // 0 = forever
+}
+
+func (s *source) Next(now engine.Time) *fabric.Packet {
+	if s.pt.Paused(3) || s.until > 0 && now >= s.until {
+		return nil
+	}
+	p := s.pool.Get()
+	p.Kind, p.Class, p.Size, p.Payload, p.Src, p.Dst, p.SPort = fabric.Data, 3, 1048, 1000, s.src, s.dst, s.sport
+	return p
+}
+func (s *source) HasMore() bool { return s.until == 0 || s.pt.FreeAt() < s.until }
+
+func testConfig() Config {
+	return Config{Thresholds: Thresholds{HCDTh: 32000, LCDTh: 16000, FCTh: 32000, CRT: engine.Microsecond},
+		VCBuffer: 64000, ARN: true, AFC: 7, EntryLifetime: 100 * engine.Microsecond, ClearOnNormal: true}
+}
+
+// build makes a k = 4 fat-tree with 100 Gbps, 1 us links, adaptive
+// routing under the ARN router, and isolation installed.
+func build(t *testing.T, cfg Config) (*engine.Sim, *fabric.Network, *Isolation) {
+	t.Helper()
+	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := engine.NewSim(1)
+	fc := fabric.DefaultConfig()
+	r := NewRouter(&fabric.Adaptive{FlowletGap: 5 * engine.Microsecond})
+	fc.Router = r
+	n, err := fabric.Build(sim, topo, fc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iso, err := Install(n, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Bind(iso)
+	return sim, n, iso
+}
+
+// hotSpot starts hosts 2 and 3 sending to host 0 at line rate until
+// stop (0 = forever) and returns host 0's sink.
+func hotSpot(n *fabric.Network, stop engine.Time) *sink {
+	dst := &sink{pool: n.Pool}
+	n.Attach(0, dst, nil)
+	for h := 2; h <= 3; h++ {
+		s := &source{pool: n.Pool, src: int32(h), dst: 0, sport: uint16(h), until: stop}
+		s.pt = n.Attach(h, &sink{pool: n.Pool}, s)
+		s.pt.Kick(0)
+	}
+	return dst
+}
+
+// Hosts 2 and 3 (edge1, pod 0) send to host 0 (edge0) at line rate. The
+// edge1 uplinks split the two flows over agg0 and agg1, so the only
+// queue is edge0's port to host 0: it passes HCDTh, its downstream (a
+// host) has all its credits, and after CRT it is a root, the only one.
+// Its ARN goes up to agg0 and agg1 (2 frames); each, with one next hop
+// to host 0, forwards it to its two cores and to edge1 (6 frames); edge1
+// consumes the first copy (2 up ports) and drops the second as a
+// duplicate; each of the 4 cores forwards to the aggregation switch of
+// each other pod (12 frames), and those 6 switches consume one copy each
+// and drop the other: 20 frames, 7 consumed, 7 forwarded (the root's own
+// handling included), 7 duplicates. From then on edge1 puts both flows in
+// the AFC (class 7) on one deterministic up port, host 0 mod 2 = the
+// first: agg1 carries no more of them.
+func TestARNOneRoot(t *testing.T) {
+	cfg := testConfig()
+	var changes []string
+	cfg.OnChange = func(now engine.Time, sw *fabric.Switch, port int, class uint8, from, to State) {
+		changes = append(changes, sw.Name+" "+from.String()+"->"+to.String())
+	}
+	sim, n, iso := build(t, cfg)
+	dst := hotSpot(n, 0)
+	agg1 := n.Switches[9]
+	sim.Run(20 * engine.Microsecond)
+	if err := iso.Check(); err != nil {
+		t.Fatal(err)
+	}
+	agg1At20 := agg1.Ports[agg1.DownPorts[0]].TxPackets
+	sim.Run(50 * engine.Microsecond)
+	if err := iso.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if tx := agg1.Ports[agg1.DownPorts[0]].TxPackets; tx != agg1At20 || tx == 0 {
+		t.Errorf("agg1 sent %d packets to edge0 by 20 us and %d by 50 us, want the same, > 0: adapted flows pinned to agg0", agg1At20, tx)
+	}
+	got := iso.Counters
+	want := Counters{Roots: 1, Branches: 1, Generated: 1, Sent: 20, Received: 20, Consumed: 7, Forwarded: 7, Duplicates: 7,
+		Adapted: got.Adapted}
+	if got != want {
+		t.Errorf("got counters %+v,\nwant %+v", got, want)
+	}
+	if len(changes) != 2 || changes[0] != "edge0 normal->branch" || changes[1] != "edge0 branch->root" {
+		t.Errorf("got state changes %q, want edge0 normal->branch, branch->root", changes)
+	}
+	edge0 := n.Switches[0]
+	if s := iso.State(edge0, int(edge0.DownPorts[0]), 3); s != Root {
+		t.Errorf("edge0 port to host 0: got %v, want root", s)
+	}
+	if got.Adapted == 0 || dst.byClass[7] == 0 {
+		t.Errorf("adapted %d packets, host 0 got %d in the AFC: want both > 0", got.Adapted, dst.byClass[7])
+	}
+	for i, sw := range n.Switches {
+		want := 0
+		if sw.Tier == fabric.TierAggregation && i != 8 && i != 9 || sw.Name == "edge1" {
+			want = 1
+		}
+		if e := iso.Entries(sw); e != want {
+			t.Errorf("%s: %d ARN entries, want %d", sw.Name, e, want)
+		}
+	}
+}
+
+// The hot spot of TestARNOneRoot ends at 30 us. With arn_clear_on_normal
+// the root, once its port (its class and the AFC) is below LCDTh, sends a
+// clearing ARN along the same 20 frames, which removes the 7 entries;
+// without it the entries stay until their lifetime (100 us after they
+// were consumed) and no more frames are sent.
+func TestARNClearAndLifetime(t *testing.T) {
+	for _, clear := range []bool{true, false} {
+		cfg := testConfig()
+		cfg.ClearOnNormal = clear
+		sim, n, iso := build(t, cfg)
+		hotSpot(n, 30*engine.Microsecond)
+		sim.Run(80 * engine.Microsecond)
+		if err := iso.Check(); err != nil {
+			t.Fatal(err)
+		}
+		got := iso.Counters
+		want := Counters{Roots: 1, Branches: 1, Normals: 1, Generated: 1, Sent: 20, Received: 20, Consumed: 7, Forwarded: 7,
+			Duplicates: 7, Adapted: got.Adapted}
+		entries := 7
+		if clear {
+			want.Generated, want.Clears, want.Sent, want.Received = 2, 1, 40, 40
+			want.Consumed, want.Forwarded, want.Duplicates, want.Removed = 14, 14, 14, 7
+			entries = 0
+		}
+		if got != want {
+			t.Errorf("clear %v: got counters %+v,\nwant %+v", clear, got, want)
+		}
+		total := 0
+		for _, sw := range n.Switches {
+			total += iso.Entries(sw)
+		}
+		if total != entries {
+			t.Errorf("clear %v: %d entries at 80 us, want %d", clear, total, entries)
+		}
+		if !clear {
+			sim.At(200*engine.Microsecond, nop{}, 0) // the clock stops at the last event
+			sim.Run(200 * engine.Microsecond)
+			total = 0
+			for _, sw := range n.Switches {
+				total += iso.Entries(sw)
+			}
+			if total != 0 {
+				t.Errorf("lifetime: %d entries at 200 us, want 0", total)
+			}
+		}
+	}
+}
+
+type nop struct{}
+
+func (nop) Fire(engine.Time, uint8) {}
+
+// With AdaptGap, a flow moves into the AFC only after a silence that
+// long: the two line-rate flows of TestARNOneRoot never pause, so the
+// same ARN and entries adapt none of their packets.
+func TestAdaptGapWaitsForFlowlet(t *testing.T) {
+	cfg := testConfig()
+	cfg.AdaptGap = 5 * engine.Microsecond
+	sim, n, iso := build(t, cfg)
+	dst := hotSpot(n, 0)
+	sim.Run(50 * engine.Microsecond)
+	if err := iso.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if k := iso.Counters; k.Roots != 1 || k.Consumed != 7 || k.Adapted != 0 || dst.byClass[7] != 0 {
+		t.Errorf("got %d roots, %d consumed, %d adapted, %d AFC packets at host 0; want 1, 7, 0, 0",
+			k.Roots, k.Consumed, k.Adapted, dst.byClass[7])
+	}
+}

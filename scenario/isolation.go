@@ -1,0 +1,84 @@
+package scenario
+
+import "github.com/dcsim/dcsim/engine"
+
+// Isolation turns on congestion detection, ARNs and the Adapted Flow
+// Channel (switch.isolation; package fabric/isolation, REFERENCE.md 10).
+// Absent, switches have no detectors and nothing prints; present, its
+// fields take these defaults.
+type Isolation struct {
+	// VCBuffer is the input buffer of one class at a port, the total of
+	// its credits (REFERENCE.md 10.2: 64 KB per VC per port, ours).
+	VCBuffer Size `yaml:"vc_buffer"`
+	// HCDTh, LCDTh and FCTh are fractions of vc_buffer: the high and low
+	// congestion-detection thresholds on an output queue's occupancy and
+	// the free-credits threshold on the downstream input buffer
+	// (REFERENCE.md 10.1: 50%, 25%, 50%).
+	HCDTh float64 `yaml:"hcd_th"`
+	LCDTh float64 `yaml:"lcd_th"`
+	FCTh  float64 `yaml:"fc_th"`
+	// CRT is the congestion root timer: how long the root condition must
+	// hold (1 us).
+	CRT Duration `yaml:"crt"`
+	// ARN makes roots send adaptive routing notifications (true).
+	ARN bool `yaml:"arn"`
+	// AFCClass is the Adapted Flow Channel's class (7); 0 keeps adapted
+	// packets in their class.
+	AFCClass int `yaml:"afc_class"`
+	// ARNEntryLifetime is how long a consumed ARN entry adapts packets
+	// (100 us); ARNClearOnNormal makes a root that returns to normal
+	// clear its entries (true).
+	ARNEntryLifetime Duration `yaml:"arn_entry_lifetime"`
+	ARNClearOnNormal bool     `yaml:"arn_clear_on_normal"`
+	// AdaptGap is the silence after which a flow may move into or out of
+	// the AFC at a switch (5 us, switch.routing's default flowlet gap):
+	// moving a flow mid-flowlet reorders it, and the NIC's go-back-N
+	// receiver answers each overtaking packet with a NACK. 0 moves
+	// packets as soon as an entry matches, as the paper describes it.
+	// FlowSlots is the size of each switch's table of flows (1024, 16 B
+	// each: 11.8 MB on the 720 switches of a k = 24 fat-tree).
+	AdaptGap  Duration `yaml:"adapt_gap"`
+	FlowSlots int      `yaml:"flow_slots"`
+}
+
+func defaultIsolation() *Isolation {
+	return &Isolation{VCBuffer: Size(64 * engine.KB), HCDTh: 0.5, LCDTh: 0.25, FCTh: 0.5, CRT: Duration(engine.Microsecond),
+		ARN: true, AFCClass: 7, ARNEntryLifetime: Duration(100 * engine.Microsecond), ARNClearOnNormal: true,
+		AdaptGap: Duration(5 * engine.Microsecond), FlowSlots: 1024}
+}
+
+func (c *Isolation) setDefaults() { *c = *defaultIsolation() }
+
+// Bytes is fraction f of the VC buffer in whole bytes.
+func (c *Isolation) Bytes(f float64) int64 { return int64(f * float64(c.VCBuffer)) }
+
+func (c *Isolation) validate(dataClass int) *FieldError {
+	const p = "switch.isolation."
+	if c == nil {
+		return nil
+	}
+	if c.VCBuffer <= 0 {
+		return fieldErr(p+"vc_buffer", "must be positive, got %v", c.VCBuffer)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"hcd_th", c.HCDTh}, {"lcd_th", c.LCDTh}, {"fc_th", c.FCTh}} {
+		if !(f.v >= 0 && f.v <= 1) {
+			return fieldErr(p+f.name, "%v is not a fraction of vc_buffer in [0, 1]", f.v)
+		}
+	}
+	if c.LCDTh > c.HCDTh {
+		return fieldErr(p+"lcd_th", "%v is above hcd_th (%v)", c.LCDTh, c.HCDTh)
+	}
+	if fe := firstErr(nonNegativeTime(p+"crt", c.CRT, false), between(p+"afc_class", c.AFCClass, 0, 7)); fe != nil {
+		return fe
+	}
+	if c.AFCClass != 0 && c.AFCClass == dataClass {
+		return fieldErr(p+"afc_class", "%d is nic.data_class: the AFC must be a class of its own", c.AFCClass)
+	}
+	if c.ARNEntryLifetime <= 0 || c.ARNEntryLifetime.T() == engine.Never {
+		return fieldErr(p+"arn_entry_lifetime", "must be positive and finite, got %v", c.ARNEntryLifetime)
+	}
+	return firstErr(nonNegativeTime(p+"adapt_gap", c.AdaptGap, false), slotCount(p+"flow_slots", c.FlowSlots))
+}
