@@ -234,9 +234,15 @@ const (
 	MetricPauseTime   = "pause_time"
 	MetricUtilisation = "utilisation"
 	MetricQPRate      = "qp_rate"
+	// MetricEfficiency is delivered / injected payload over the host
+	// links, and the throughput to hot spots and to other hosts; it is
+	// not among the defaults (it observes every host link).
+	MetricEfficiency = "efficiency"
 )
 
 var traceMetrics = []string{MetricQueueDepth, MetricPauseTime, MetricUtilisation, MetricQPRate}
+
+var traceMetricsAll = append(append([]string(nil), traceMetrics...), MetricEfficiency)
 
 // Trace configures the periodic sampler.
 type Trace struct {

@@ -119,7 +119,7 @@ func TestParseErrors(t *testing.T) {
 		{"sub-map of another kind", "workload:\n  kind: cloud\n  incast: {senders: 3}\n", nil,
 			"scenario.yaml:3: workload.incast: only allowed when workload.kind is incast (it is cloud)"},
 		{"unknown workload kind", "workload: {kind: mpi}\n", nil,
-			`scenario.yaml:1: workload.kind: unknown workload kind "mpi" (valid: cloud, incast, flowlist, storage, simai, collective)`},
+			`scenario.yaml:1: workload.kind: unknown workload kind "mpi" (valid: cloud, incast, flowlist, storage, simai, collective, hotspot)`},
 		{"unknown distribution", "workload: {distribution: websearh}\n", nil,
 			`scenario.yaml:1: workload.distribution: unknown distribution "websearh" (valid: ` + strings.Join(cloud.BuiltinNames(), ", ") + ")"},
 		{"too many incast senders", "topology: {kind: star, hosts: 16}\nworkload:\n  kind: incast\n", nil,
@@ -137,7 +137,7 @@ func TestParseErrors(t *testing.T) {
 		{"odd fat-tree k", "topology: {kind: fat-tree, k: 5}\n", nil,
 			"scenario.yaml:1: topology.k: must be even, got 5"},
 		{"unknown metric", "trace:\n  metrics: [queue_depth, latency]\n", nil,
-			`scenario.yaml:2: trace.metrics[1]: unknown metric "latency" (valid: queue_depth, pause_time, utilisation, qp_rate)`},
+			`scenario.yaml:2: trace.metrics[1]: unknown metric "latency" (valid: queue_depth, pause_time, utilisation, qp_rate, efficiency)`},
 		{"merge key", "base: &b {seed: 1}\n<<: *b\n", nil,
 			`scenario.yaml:1: base: unknown field "base" (valid: name, seed, compat, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace)`},
 		{"alias error keeps anchor line", "x: &w {load: 3}\n", nil,
@@ -145,7 +145,7 @@ func TestParseErrors(t *testing.T) {
 
 		// --set overrides.
 		{"bad set path", "", []string{"workload.lod=0.8"},
-			`--set workload.lod=0.8: workload.lod: unknown field "lod" (valid: kind, distribution, load, hosts, incast, flowlist, storage, simai, collective)`},
+			`--set workload.lod=0.8: workload.lod: unknown field "lod" (valid: kind, distribution, load, hosts, incast, flowlist, storage, simai, collective, hotspot)`},
 		{"set through a scalar", "", []string{"seed.x=1"},
 			"--set seed.x=1: seed: want a single value, got a mapping"},
 		{"set through a scalar in the file", "workload: {load: 0.4}\n", []string{"workload.load.x=1"},

@@ -435,7 +435,7 @@ func (t *Trace) validate() *FieldError {
 	}
 	for i, m := range t.Metrics {
 		path := fmt.Sprintf("trace.metrics[%d]", i)
-		if fe := oneOf(path, "metric", m, traceMetrics); fe != nil {
+		if fe := oneOf(path, "metric", m, traceMetricsAll); fe != nil {
 			return fe
 		}
 		if slices.Contains(t.Metrics[:i], m) {

@@ -122,6 +122,7 @@ const (
 	// SimAI and Collective runs end when their work is done, not at duration.
 	SimAI      = "simai"
 	Collective = "collective"
+	HotSpot    = "hotspot"
 )
 
 // workloadKinds are the workload kinds, in listing order.
@@ -172,6 +173,10 @@ var workloadKinds = []WorkloadKind{
 		},
 		NewTraining: newCollective,
 		Label:       func(w *Workload) string { return "collective:" + w.Params.(*CollectiveParams).Op }},
+	{Name: HotSpot, Doc: "hot spots: a fraction of hosts, split over trees destinations, offer line rate from start",
+		Params:   func() any { return defaultHotSpot() },
+		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HotSpotParams).validate(at) },
+		NewFlows: newHotSpot},
 }
 
 // WorkloadKinds lists the kinds workload.kind may name.

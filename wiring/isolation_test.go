@@ -57,3 +57,41 @@ func TestIsolationRuns(t *testing.T) {
 		}
 	}
 }
+
+// A hotspot workload over a cloud background with trace metric
+// efficiency: every 10 us one network efficiency row (delivered /
+// injected payload) and the injected and delivered Gbps of hot-spot and
+// other traffic. Before the hot spot starts (50 us) no hot-spot traffic
+// flows; over the run's rows, what was delivered to the hot spot never
+// exceeds its one 100 Gbps link.
+func TestHotSpotEfficiencySamples(t *testing.T) {
+	sim := mustBuild(t, "default", "topology.kind=fat-tree", "topology.k=4", "duration=200us", "drain_limit=20ms",
+		"cc.algorithm=none", "workload.kind=hotspot", "workload.hotspot.fraction=0.25", "workload.hotspot.start=50us",
+		"workload.hotspot.flow_size=100KB", "extra_workloads[0].kind=cloud", "extra_workloads[0].load=0.3",
+		"trace.interval=10us", "trace.metrics=[efficiency]")
+	if got := sim.HotSpots(); len(got) != 1 {
+		t.Fatalf("hot spots %v, want one", got)
+	}
+	res := sim.Run(Options{})
+	if !res.Drained {
+		t.Fatal("did not drain")
+	}
+	rows := map[string]int{}
+	for _, r := range res.Samples {
+		key := r.Component + "/" + r.Metric
+		rows[key]++
+		switch {
+		case key == "hotspot/injected_gbps" && r.TimeNs < 50000 && r.Value != 0:
+			t.Errorf("hot-spot traffic injected at %d ns, before the hot spot starts", r.TimeNs)
+		case key == "hotspot/delivered_gbps" && r.Value > 100.0001:
+			t.Errorf("%v Gbps delivered to the hot spot at %d ns, above its link", r.Value, r.TimeNs)
+		case key == "network/efficiency" && (r.Value < 0 || r.Value > 20):
+			t.Errorf("efficiency %v at %d ns", r.Value, r.TimeNs)
+		}
+	}
+	for _, k := range []string{"network/efficiency", "hotspot/injected_gbps", "hotspot/delivered_gbps", "other/injected_gbps", "other/delivered_gbps"} {
+		if rows[k] < 20 {
+			t.Errorf("%s: %d rows, want one per 10 us over at least 200 us", k, rows[k])
+		}
+	}
+}

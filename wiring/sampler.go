@@ -29,6 +29,7 @@ type sampler struct {
 	// they are never all in memory; err is its first error.
 	stream *analysis.SampleStream
 	err    error
+	eff    *efficiency // trace metric efficiency, nil without
 }
 
 // streamBatch is how many rows the sampler and the flow recorder hold
@@ -52,6 +53,9 @@ func newSampler(s *Sim, interval engine.Time, runID string, stream *analysis.Sam
 	}
 	sm.lastTx = make([]int64, len(sm.ports))
 	sm.lastPaus = make([][fabric.NumClasses]engine.Time, len(sm.ports))
+	if sm.metrics[scenario.MetricEfficiency] {
+		sm.eff = newEfficiency(s)
+	}
 	s.Engine.At(interval, sm, 0)
 	return sm
 }
@@ -107,6 +111,9 @@ func (sm *sampler) sample(now engine.Time) {
 				sm.add(now, fmt.Sprintf("qp%d", qp.ID), scenario.MetricQPRate, float64(qp.Rate()))
 			}
 		}
+	}
+	if sm.eff != nil {
+		sm.eff.sample(now, span, sm.add)
 	}
 	sm.lastAt = now
 	if len(sm.rows) >= streamBatch {

@@ -1,0 +1,89 @@
+package wiring
+
+import (
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/workloads/cloud"
+)
+
+// efficiency is trace metric "efficiency": per sample interval, the data
+// payload the NICs injected and the payload delivered to NICs, split by
+// whether the destination is a hot spot (a hotspot workload's
+// destination) or not. Rows: component "network", metric "efficiency"
+// (delivered / injected in the interval, when anything was injected), and
+// for components "hotspot" and "other" the metrics "injected_gbps" and
+// "delivered_gbps". It observes only host links: the NIC's port
+// (Transmit) and the switch port facing it (Deliver).
+type efficiency struct {
+	hot      []bool   // per host: a hot-spot destination
+	inj, del [2]int64 // cumulative payload bytes, [0] other, [1] hot spot
+	last     [2][2]int64
+}
+
+type injected struct {
+	fabric.NopObserver
+	e *efficiency
+}
+
+func (o injected) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
+	if p.Kind == fabric.Data {
+		o.e.inj[o.e.cat(p.Dst)] += int64(p.Payload)
+	}
+}
+
+type delivered struct {
+	fabric.NopObserver
+	e *efficiency
+}
+
+func (o delivered) Deliver(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
+	if p.Kind == fabric.Data {
+		o.e.del[o.e.cat(p.Dst)] += int64(p.Payload)
+	}
+}
+
+func (e *efficiency) cat(dst int32) int {
+	if e.hot[dst] {
+		return 1
+	}
+	return 0
+}
+
+// newEfficiency installs the observers on s's host links.
+func newEfficiency(s *Sim) *efficiency {
+	e := &efficiency{hot: make([]bool, len(s.Net.HostPorts))}
+	for _, h := range s.HotSpots() {
+		e.hot[h] = true
+	}
+	for _, pt := range s.Net.HostPorts {
+		pt.Observer = injected{e: e}
+		pt.Peer.Observer = delivered{e: e}
+	}
+	return e
+}
+
+// HotSpots are the destinations of the scenario's hotspot workloads.
+func (s *Sim) HotSpots() []int {
+	var dsts []int
+	for _, g := range s.gens[scenario.HotSpot] {
+		dsts = append(dsts, g.(*cloud.HotSpots).Dsts...)
+	}
+	return dsts
+}
+
+func (e *efficiency) sample(now, span engine.Time, add func(now engine.Time, comp, metric string, v float64)) {
+	var di, dd [2]int64
+	for c := range 2 {
+		di[c], dd[c] = e.inj[c]-e.last[0][c], e.del[c]-e.last[1][c]
+	}
+	e.last = [2][2]int64{e.inj, e.del}
+	if all := di[0] + di[1]; all > 0 {
+		add(now, "network", scenario.MetricEfficiency, float64(dd[0]+dd[1])/float64(all))
+	}
+	gbps := func(b int64) float64 { return float64(b) * 8 / float64(span) * 1e3 } // bytes per ps -> Gbps
+	for c, comp := range [2]string{"other", "hotspot"} {
+		add(now, comp, "injected_gbps", gbps(di[c]))
+		add(now, comp, "delivered_gbps", gbps(dd[c]))
+	}
+}
