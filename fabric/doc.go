@@ -209,12 +209,18 @@
 // hold about a million packets) make both touches of a hop miss: the
 // dequeue reads a packet queued milliseconds ago, the delivery one that
 // left a microsecond ago, and the network holds 64 MB of packets. So each
-// dequeue loads the next packet of its class queue, and each delivery the
-// next packet on its wire (wire.touchNext, classQ.touch: Go has no
-// prefetch instruction, so the loads feed counters nobody reads), and the
-// miss overlaps the current packet's work instead of stalling the next
-// one. BenchmarkDeepQueues/none: +60% data packets per second (benchstat,
-// 4 interleaved runs, p = 0.029); the default's network is unchanged.
+// dequeue prefetches the next packet of its class queue, and each delivery
+// the next packet on its wire (wire.touchNext), and the miss overlaps the
+// work until that packet's turn instead of stalling it. The prefetch is a
+// PREFETCHT0 instruction (internal/prefetch: Go has no prefetch intrinsic,
+// so it is a two-instruction assembly function; a plain load on other
+// architectures). A plain load, what these sites did first (+60% on
+// BenchmarkDeepQueues/none against none), holds up retirement until the
+// line arrives, so a few such loads in flight stall the core; the
+// instruction does not: BenchmarkDeepQueues/none +30% data packets per CPU
+// second over the loads (benchstat, 6 interleaved runs, p = 0.002),
+// BenchmarkSparseFabric hosts=128 +13% (p = 0.041), hosts=8192 +18%
+// (p = 0.015), BenchmarkNetwork/dcqcn unchanged (p = 0.39).
 //
 // Large fabrics span more memory than the TLB maps: a k = 32 fat-tree's
 // 49,152 ports take 44 MB in 4 KiB pages, and BenchmarkSparseFabric (the
@@ -225,6 +231,18 @@
 // "madvise" honours it; Go does not ask by itself): hosts=8192 +16% data
 // packets per CPU second (benchstat, 6 interleaved runs, p = 0.026),
 // BenchmarkLargeFabric hosts=8192 +18% (p = 0.002), hosts=128 and
-// BenchmarkLargeFabric hosts=1024 unchanged within noise.
-// Addresses decide no result, so outputs are unchanged.
+// BenchmarkLargeFabric hosts=1024 unchanged within noise. The rest of the
+// per-hop state is in huge pages too: every switch's ingress accounting in
+// one block (Build), a pool's slabs of packets past its first 2 MiB in
+// 8 MiB slabs (newSlab; Go aligns them to 8 KiB only, so at least three of
+// every four 2 MiB pages in them are whole), and, on networks of 4,096
+// ports or more, the wires' and class queues' rings of up to 64 slots
+// from 8 MiB blocks (ringArena) rather than one Go allocation each.
+// Measured on the loaded VM (benchstat, 6 interleaved runs each): the
+// packet slabs and the accounting block, BenchmarkSparseFabric hosts=8192
+// +19% (p = 0.015), BenchmarkDeepQueues/none +6% (p = 0.24); with the ring
+// blocks too, in a second series, BenchmarkDeepQueues/none +21%
+// (p = 0.004: its million packets) and hosts=8192 unchanged (p = 0.82);
+// hosts=128 and BenchmarkNetwork unchanged in both. Addresses decide no
+// result, so outputs are unchanged.
 package fabric

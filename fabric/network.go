@@ -159,6 +159,7 @@ type Network struct {
 	upDown   bool    // routing by the switches' up/down tables
 	bfsDist  []int32 // scratch for shortestPaths
 	bfsQueue []int32
+	rings    *ringArena // nil below arenaMinPorts ports
 }
 
 // Build instantiates t. NICRate (for the PFC alpha shift) is the lowest
@@ -216,6 +217,9 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	// large objects (smaller ones holding pointers start 8 bytes into
 	// their slot), so every port, a multiple of 64 bytes, starts a line.
 	ports := make([]Port, max(2*len(t.Links), 32<<10/int(unsafe.Sizeof(Port{}))+1))
+	if 2*len(t.Links) >= arenaMinPorts {
+		n.rings = &ringArena{}
+	}
 	adviseHugePages(unsafe.Pointer(&ports[0]), uintptr(len(ports))*unsafe.Sizeof(Port{}))
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
 		pt := &ports[0]
@@ -275,11 +279,24 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 			n.hostPort[l.B] = int32(a.Index)
 		}
 	}
+	// Every switch's ingress accounting in one block, advised for huge
+	// pages like the ports: on a large fabric it spans megabytes (144 B per
+	// switch port), touched at every admission and departure.
+	swPorts := 0
+	for _, sw := range n.Switches {
+		swPorts += len(sw.Ports)
+	}
+	in := make([]mmuPort, swPorts)
+	if swPorts > 0 {
+		adviseHugePages(unsafe.Pointer(&in[0]), uintptr(swPorts)*unsafe.Sizeof(mmuPort{}))
+	}
 	for _, sw := range n.Switches {
 		for i := range sw.Ports {
 			sw.portIDs = append(sw.portIDs, int32(i))
 		}
-		sw.mmu.init(&cfg, sw.Ports, nicRate)
+		np := len(sw.Ports)
+		sw.mmu.init(&cfg, sw.Ports, nicRate, in[:np:np])
+		in = in[np:]
 	}
 	if err := n.buildRoutes(); err != nil {
 		return nil, err

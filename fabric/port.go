@@ -2,8 +2,10 @@ package fabric
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/internal/prefetch"
 )
 
 // Node is anything with ports that packets arrive at: a switch or a host NIC.
@@ -91,7 +93,6 @@ type classQ struct {
 	ecnKmin int64 // ecn.Kmin, or MaxInt64 without marking: no ECN lookup below it
 	ecn     *ECN  // nil = no marking
 	weight  int32
-	touch   uint32 // sink of prefetch loads (Port.dequeue)
 }
 
 // QueueBytes is the number of bytes queued in class c.
@@ -196,7 +197,7 @@ func (pt *Port) transmit(now engine.Time) {
 	if pt.wire.n == 0 || pt.eventPerPkt {
 		pt.sim.At(arrive, pt, evDeliver)
 	}
-	pt.wire.push(arrive, p)
+	pt.wire.push(arrive, p, pt.net.rings)
 	if pt.Observer != nil {
 		pt.Observer.Transmit(now, pt, p)
 	}
@@ -214,7 +215,7 @@ func (pt *Port) transmit(now engine.Time) {
 func (pt *Port) enqueue(now engine.Time, p *Packet) {
 	c := p.Class
 	cq := &pt.cls[c]
-	cq.q.push(p)
+	cq.q.push(p, pt.net.rings)
 	cq.bytes += int64(p.Size)
 	pt.qTotal += int64(p.Size)
 	if pt.qTotal > pt.queuedPeakB {
@@ -256,9 +257,9 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 	if cq.q.n == 0 {
 		pt.nonEmpty &^= 1 << c
 	} else {
-		// Load the next packet of the class now (see wire.touchNext): it
-		// has waited in the queue since long before, out of cache.
-		cq.touch += uint32(cq.q.peek().Size)
+		// Prefetch the next packet of the class now (see wire.touchNext):
+		// it has waited in the queue since long before, out of cache.
+		prefetch.Line(unsafe.Pointer(cq.q.peek()))
 	}
 	rng := pt.net.cfg.NS3Rand
 	if pt.sw != nil && rng == nil {

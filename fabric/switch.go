@@ -268,9 +268,11 @@ type mmuClass struct {
 	hdrm    int64 // bytes charged to headroom
 }
 
-func (m *mmu) init(cfg *Config, ports []*Port, nicRate engine.Rate) {
+// init sets m up for ports, with in (zeroed, one per port) as its
+// per-ingress accounting.
+func (m *mmu) init(cfg *Config, ports []*Port, nicRate engine.Rate, in []mmuPort) {
 	m.buffer, m.reserve, m.resumeOffset = cfg.Buffer, cfg.Reserve, cfg.ResumeOffset
-	m.in = make([]mmuPort, len(ports))
+	m.in = in
 	for i, pt := range ports {
 		// rate_bps * prop_delay_ns / 8 / 10^9 * 3, integer, in this order.
 		ref := int64(pt.Rate) * pt.Delay.Nanoseconds() / 8 / 1e9 * 3

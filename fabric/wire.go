@@ -1,6 +1,11 @@
 package fabric
 
-import "github.com/dcsim/dcsim/engine"
+import (
+	"unsafe"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/internal/prefetch"
+)
 
 // wire holds the packets in flight on one link direction, in FIFO order
 // with their delivery times. Keeping the times in the ring (not only in the
@@ -11,7 +16,6 @@ type wire struct {
 	buf           []wireSlot
 	bytes         int64
 	head, n, mask int32
-	touch         uint32 // sink of prefetch loads (touchNext)
 }
 
 type wireSlot struct {
@@ -19,18 +23,19 @@ type wireSlot struct {
 	p  *Packet
 }
 
-func (w *wire) push(at engine.Time, p *Packet) {
+// push appends p, due at at; a full ring grows from a (nil: from Go).
+func (w *wire) push(at engine.Time, p *Packet, a *ringArena) {
 	if int(w.n) == len(w.buf) {
-		w.grow()
+		w.grow(a)
 	}
 	w.buf[(w.head+w.n)&w.mask] = wireSlot{at, p}
 	w.n++
 	w.bytes += int64(p.Size)
 }
 
-func (w *wire) grow() {
+func (w *wire) grow(a *ringArena) {
 	size := max(16, 2*len(w.buf))
-	nb := make([]wireSlot, size)
+	nb := a.wireRing(size)
 	for i := int32(0); i < w.n; i++ {
 		nb[i] = w.buf[(w.head+i)&w.mask]
 	}
@@ -48,14 +53,13 @@ func (w *wire) pop() *Packet {
 	return p
 }
 
-// touchNext loads the head packet's first line, if there is one, so that
+// touchNext prefetches the head packet's line, if there is one, so that
 // its cache miss overlaps the delivery of the packet just popped rather
-// than stalling the next delivery (Go has no prefetch instruction; the
-// load's result feeds a counter nobody reads). With deep queues most hops
-// miss on the packet they deliver (BenchmarkDeepQueues).
+// than stalling the next delivery. With deep queues most hops miss on the
+// packet they deliver (BenchmarkDeepQueues).
 func (w *wire) touchNext() {
 	if w.n > 0 {
-		w.touch += uint32(w.buf[w.head].p.Size)
+		prefetch.Line(unsafe.Pointer(w.buf[w.head].p))
 	}
 }
 

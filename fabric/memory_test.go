@@ -1,0 +1,108 @@
+package fabric
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/dcsim/dcsim/engine"
+)
+
+// Past hugeAfter packets the pool cuts hugeSlabPackets-packet slabs: the
+// packets stay distinct and line-aligned across the switch, and Allocated
+// still counts packets, not slab capacity.
+func TestPoolHugeSlabs(t *testing.T) {
+	var pl Pool
+	n := hugeAfter + hugeSlabPackets + 3
+	seen := make(map[*Packet]bool, n)
+	for i := 0; i < n; i++ {
+		p := pl.Get()
+		if a := uintptr(unsafe.Pointer(p)); a%64 != 0 {
+			t.Fatalf("packet %d at %#x, not 64-byte aligned", i, a)
+		}
+		if seen[p] {
+			t.Fatalf("packet %d handed out twice", i)
+		}
+		seen[p] = true
+		p.Size = uint16(i) // write, as the network does
+	}
+	if got, want := pl.Allocated(), int64(n); got != want {
+		t.Fatalf("Allocated = %d, want %d", got, want)
+	}
+	if got, want := len(pl.slab), hugeSlabPackets-3; got != want {
+		t.Fatalf("left in the current slab: got %d, want %d (a slab of %d)", got, want, hugeSlabPackets)
+	}
+}
+
+// Arena rings have exactly the capacity asked for (a ring can never write
+// into its neighbour), rings above arenaRingMax and a nil arena come from
+// Go, and a wire and a class queue keep FIFO order while they grow out of
+// the arena into Go's heap.
+func TestRingArena(t *testing.T) {
+	a := &ringArena{}
+	r1, r2 := a.wireRing(16), a.wireRing(16)
+	if len(r1) != 16 || cap(r1) != 16 || &r1[15] == &r2[0] || uintptr(unsafe.Pointer(&r2[0]))-uintptr(unsafe.Pointer(&r1[0])) != 16*unsafe.Sizeof(wireSlot{}) {
+		t.Fatalf("wire rings: len %d cap %d, second not right after the first", len(r1), cap(r1))
+	}
+	if f := a.fifoRing(8); len(f) != 8 || cap(f) != 8 {
+		t.Fatalf("fifo ring: len %d cap %d, want 8 8", len(f), cap(f))
+	}
+	before := len(a.slots)
+	if r := a.wireRing(arenaRingMax * 2); len(r) != arenaRingMax*2 || len(a.slots) != before {
+		t.Fatalf("a %d-slot ring came from the arena (%d slots left, %d before)", arenaRingMax*2, len(a.slots), before)
+	}
+	if r := (*ringArena)(nil).fifoRing(8); len(r) != 8 {
+		t.Fatalf("nil arena: ring of %d, want 8", len(r))
+	}
+	var pool Pool
+	var w wire
+	var q fifo
+	const n = 3*arenaRingMax + 5
+	ps := make([]*Packet, n)
+	for i := range ps {
+		ps[i] = pool.Get()
+		ps[i].Size = 100
+		w.push(engine.Time(i), ps[i], a)
+		q.push(ps[i], a)
+	}
+	if w.bytes != 100*n {
+		t.Fatalf("wire bytes %d, want %d", w.bytes, 100*n)
+	}
+	for i := range ps {
+		if got := w.pop(); got != ps[i] {
+			t.Fatalf("wire pop %d: got another packet", i)
+		}
+		if got := q.pop(); got != ps[i] {
+			t.Fatalf("fifo pop %d: got another packet", i)
+		}
+	}
+	if w.n != 0 || w.bytes != 0 || q.n != 0 {
+		t.Fatalf("after popping all: wire n %d bytes %d, fifo n %d; want 0", w.n, w.bytes, q.n)
+	}
+}
+
+// A network of arenaMinPorts ports or more takes its rings from an arena,
+// a smaller one from Go; every switch's ingress accounting is its own
+// slice of the shared block, one entry per port, capacity included.
+func TestNetworkMemoryBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		k     int
+		arena bool
+	}{{8, false}, {16, true}} {
+		topo, err := FatTree(tc.k, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := Build(engine.NewSim(1), topo, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := n.rings != nil; got != tc.arena {
+			t.Errorf("k = %d (%d ports): ring arena %v, want %v", tc.k, 2*len(topo.Links), got, tc.arena)
+		}
+		for i, sw := range n.Switches {
+			if len(sw.mmu.in) != len(sw.Ports) || cap(sw.mmu.in) != len(sw.Ports) {
+				t.Fatalf("k = %d switch %d: accounting len %d cap %d, want %d ports", tc.k, i, len(sw.mmu.in), cap(sw.mmu.in), len(sw.Ports))
+			}
+		}
+	}
+}
