@@ -158,6 +158,36 @@ workload:
   incast: {senders: 15, flow_size: 500KB, period: 1ms, receiver: 0}
 `,
 	},
+	{
+		Builtin: Builtin{Name: "arn-afi", Doc: "ARN+AFI experiment base: k=12 fat-tree (432 hosts, 100G, 100ns), no CC, uniform Solar-sizes 50% background, H10 hot spot 200-400us; --set switch.routing.kind=adaptive --set switch.isolation={}"},
+		text: `# The ARN+AFI experiment (arXiv 2502.00616; REFERENCE.md 10.2): the
+# paper's 432-endnode fat-tree (radix 12: 72 leaf, 72 middle, 36 top
+# switches; --set topology.k=24 for 3,456), 100 Gbps links of 100 ns,
+# MTU 2048, no congestion control (the paper's network has none; PFC
+# alone), a 50% background between uniformly drawn hosts (Alibaba's
+# Solar storage sizes, mean 39 KB, at most 262 KB, so it is steady within
+# the first 100 us; the hot spot starts at 200 us), and
+# the H10 hot spot (10% of the hosts sending to one at line rate) from
+# 200 to 400 us. Efficiency and the non-hot-spot throughput are sampled
+# every 10 us (samples.parquet, trace metric efficiency). As it is: 1Q
+# (per-flow ECMP, one data class). Adaptive routing alone:
+#   --set switch.routing.kind=adaptive
+# ARN+AFI: add --set 'switch.isolation={}'. examples/isolation runs them all.
+name: arn-afi
+duration: 600us
+drain_limit: 5ms
+topology: {kind: fat-tree, k: 12, host_link: 100Gbps, fabric_link: 100Gbps, link_delay: 100ns}
+switch: {buffer: 4MiB}
+nic: {mtu: 2048}
+cc: {algorithm: none}
+workload:
+  kind: hotspot
+  hotspot: {fraction: 0.1, trees: 1, flow_size: 1MB, start: 200us, stop: 400us}
+extra_workloads:
+  - {kind: cloud, distribution: solar2022, load: 0.5}
+trace: {interval: 10us, metrics: [efficiency]}
+`,
+	},
 }
 
 // Builtins lists the built-in scenarios, in listing order.

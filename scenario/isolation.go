@@ -82,3 +82,39 @@ func (c *Isolation) validate(dataClass int) *FieldError {
 	}
 	return firstErr(nonNegativeTime(p+"adapt_gap", c.AdaptGap, false), slotCount(p+"flow_slots", c.FlowSlots))
 }
+
+// Queueing is a static mapping of data packets onto classes
+// (switch.queueing; fabric/isolation.QueueMap): the DBBM, vFtree and
+// Flow2SL baselines of the ARN+AFI paper. Absent, data stays in
+// nic.data_class.
+type Queueing struct {
+	// Scheme is dbbm (destination mod vcs), vftree (the destination's
+	// leaf mod vcs) or flow2sl (a hash of source and destination mod vcs).
+	Scheme string `yaml:"scheme"`
+	// VCs is the number of classes, from nic.data_class up (2: the
+	// classes AFI-based schemes have, regular and AFC).
+	VCs int `yaml:"vcs"`
+}
+
+var queueSchemes = []string{"dbbm", "vftree", "flow2sl"}
+
+func defaultQueueing() *Queueing { return &Queueing{Scheme: "dbbm", VCs: 2} }
+
+func (q *Queueing) setDefaults() { *q = *defaultQueueing() }
+
+func (q *Queueing) validate(dataClass int, iso *Isolation) *FieldError {
+	const p = "switch.queueing."
+	if q == nil {
+		return nil
+	}
+	if fe := oneOf(p+"scheme", "queueing scheme", q.Scheme, queueSchemes); fe != nil {
+		return fe
+	}
+	if fe := between(p+"vcs", q.VCs, 1, 8-dataClass); fe != nil {
+		return fe
+	}
+	if iso != nil && iso.AFCClass >= dataClass && iso.AFCClass < dataClass+q.VCs {
+		return fieldErr(p+"vcs", "classes %d..%d include switch.isolation.afc_class %d", dataClass, dataClass+q.VCs-1, iso.AFCClass)
+	}
+	return nil
+}

@@ -130,6 +130,7 @@ type Switch struct {
 	INT             string     `yaml:"int"`
 	Routing         *Routing   `yaml:"routing,omitempty"`
 	Isolation       *Isolation `yaml:"isolation,omitempty"`
+	Queueing        *Queueing  `yaml:"queueing,omitempty"`
 }
 
 // ECN is RED marking at dequeue (REFERENCE.md 3.4). KMin and KMax are

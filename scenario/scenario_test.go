@@ -100,6 +100,10 @@ func TestParseErrors(t *testing.T) {
 			"scenario.yaml:2: switch.isolation.afc_class: 3 is nic.data_class: the AFC must be a class of its own"},
 		{"arn lifetime 0", "switch:\n  isolation: {arn_entry_lifetime: 0s}\n", nil,
 			"scenario.yaml:2: switch.isolation.arn_entry_lifetime: must be positive and finite, got 0s"},
+		{"queueing vcs over the afc", "switch:\n  isolation: {}\n  queueing: {vcs: 5}\n", nil,
+			"scenario.yaml:3: switch.queueing.vcs: classes 3..7 include switch.isolation.afc_class 7"},
+		{"unknown queueing scheme", "switch:\n  queueing: {scheme: voq}\n", nil,
+			`scenario.yaml:2: switch.queueing.scheme: unknown queueing scheme "voq" (valid: dbbm, vftree, flow2sl)`},
 		{"wrr weights count", "switch:\n  wrr_weights: [1, 2]\n", nil,
 			"scenario.yaml:2: switch.wrr_weights: want 8 values, got 2"},
 		{"wrr weight zero", "switch:\n  wrr_weights: [1, 1, 1, 0, 1, 1, 1, 1]\n", nil,
@@ -492,7 +496,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	_, err = Load("no-such-scenario", nil)
-	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, storm-cloud, storm-80, storage-fanout, gpt3-13b, llama-7b, allreduce-128, incast-star) nor a file`; got != want {
+	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, storm-cloud, storm-80, storage-fanout, gpt3-13b, llama-7b, allreduce-128, incast-star, arn-afi) nor a file`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if _, err = Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !errors.Is(err, os.ErrNotExist) {

@@ -34,6 +34,7 @@ func (s *Scenario) validate(misplaced map[*Workload][]string) error {
 		s.Switch.validate,
 		s.validateNIC,
 		func() *FieldError { return s.Switch.Isolation.validate(s.NIC.DataClass) },
+		func() *FieldError { return s.Switch.Queueing.validate(s.NIC.DataClass, s.Switch.Isolation) },
 		s.validateCC,
 		func() *FieldError { return s.validateWorkloads(misplaced) },
 		s.Trace.validate,

@@ -159,10 +159,17 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 			fcfg.INTBytesUnit, fcfg.INTQLenUnit = 128*p.INTMulti, 80*p.INTMulti // int-header.h IntHop
 		}
 	}
+	qmap, err := queueMap(s, &fcfg)
+	if err != nil {
+		return nil, fmt.Errorf("switch.queueing: %v", err)
+	}
 	isoRouter := isolationRouter(s, &fcfg)
 	net, err := fabric.Build(eng, topo, fcfg)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %v", err)
+	}
+	if qmap != nil {
+		qmap.Bind(net)
 	}
 	iso, err := installIsolation(s, net, isoRouter)
 	if err != nil {

@@ -7,6 +7,21 @@ import (
 	"github.com/dcsim/dcsim/scenario"
 )
 
+// queueMap wraps the router in fcfg with switch.queueing's class map,
+// and returns it (nil without); Bind it once the network is built.
+func queueMap(s *scenario.Scenario, fcfg *fabric.Config) (*isolation.QueueMap, error) {
+	q := s.Switch.Queueing
+	if q == nil {
+		return nil, nil
+	}
+	m, err := isolation.NewQueueMap(q.Scheme, fcfg.Router, uint8(s.NIC.DataClass), q.VCs)
+	if err != nil {
+		return nil, err
+	}
+	fcfg.Router = m
+	return m, nil
+}
+
 // isolationRouter wraps the router in fcfg with ARN tables when the
 // scenario has switch.isolation, and returns the wrapper (nil without).
 func isolationRouter(s *scenario.Scenario, fcfg *fabric.Config) *isolation.Router {

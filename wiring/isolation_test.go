@@ -95,3 +95,20 @@ func TestHotSpotEfficiencySamples(t *testing.T) {
 		}
 	}
 }
+
+// switch.queueing runs each scheme to a drained, consistent end on a k = 4
+// fat-tree with adaptive routing (the data classes change per hop's
+// egress; the buffer charges the class each packet arrived in).
+func TestQueueingSchemesRun(t *testing.T) {
+	for _, scheme := range []string{"dbbm", "vftree", "flow2sl"} {
+		sim := mustBuild(t, "default", "topology.kind=fat-tree", "topology.k=4", "duration=200us", "drain_limit=50ms",
+			"workload.load=0.6", "switch.routing.kind=adaptive", "switch.queueing={scheme: "+scheme+"}")
+		res := sim.Run(Options{})
+		if !res.Drained {
+			t.Fatalf("%s: did not drain", scheme)
+		}
+		if err := sim.Cluster.CheckDrained(); err != nil {
+			t.Fatalf("%s: %v", scheme, err)
+		}
+	}
+}

@@ -346,3 +346,45 @@ func TestIsolationKeepsVictimThroughput(t *testing.T) {
 		t.Errorf("without isolation: got %d packets, want fewer than 90%% of %d (head-of-line blocking)", blocked, alone)
 	}
 }
+
+// Each queueing scheme's class for packets of a k = 4 fat-tree, 2 VCs
+// from class 3: DBBM by destination, vFtree by the destination's leaf
+// (two hosts per leaf), Flow2SL by a hash of the pair, the same at every
+// switch.
+func TestQueueMapClasses(t *testing.T) {
+	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		scheme string
+		want   [4]uint8 // class for destinations 0..3 from host 8
+	}{
+		{QueueDBBM, [4]uint8{3, 4, 3, 4}},
+		{QueueVFtree, [4]uint8{3, 3, 4, 4}},
+	} {
+		q, err := NewQueueMap(tc.scheme, fabric.ECMP{}, 3, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc := fabric.DefaultConfig()
+		fc.Router = q
+		n, err := fabric.Build(engine.NewSim(1), topo, fc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Bind(n)
+		for d := range 4 {
+			p := &fabric.Packet{Kind: fabric.Data, Class: 3, Src: 8, Dst: int32(d)}
+			for _, sw := range n.Switches[:3] {
+				q.Route(sw, p, 0)
+				if p.Class != tc.want[d] {
+					t.Errorf("%s: destination %d at %s: got class %d, want %d", tc.scheme, d, sw.Name, p.Class, tc.want[d])
+				}
+			}
+		}
+	}
+	if _, err := NewQueueMap(QueueDBBM, fabric.ECMP{}, 6, 3); err == nil {
+		t.Error("3 VCs from class 6: got no error")
+	}
+}

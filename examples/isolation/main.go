@@ -1,0 +1,245 @@
+// Command isolation runs the ARN+AFI experiment (README "Congestion
+// isolation in fat-trees"; REFERENCE.md 10): the built-in scenario
+// arn-afi (a fat-tree with a uniform background and a hot spot from 200
+// to 400 us) under each scheme, and writes the network efficiency and
+// the non-hot-spot throughput per 10 us bin to a CSV, a summary per run
+// (non-hot-spot throughput before, during and after the hot spot, and the
+// recovery time) to another, and a plot of efficiency against time.
+//
+//	go run ./examples/isolation run examples/results/isolation [--set k=v]...
+//	go run ./examples/isolation plot examples/results/isolation.csv examples/isolation.png
+//
+// run takes -k (fat-tree radix, 12 by default), -hot (H10, H25, H10-4,
+// H25-4, comma-separated), -schemes (comma-separated) and -seed.
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
+)
+
+// schemes maps a scheme name to its --set overrides (README's table says
+// what each is).
+var schemes = map[string][]string{
+	"1q":            {},
+	"ar":            {"switch.routing.kind=adaptive"},
+	"arn-afi":       {"switch.routing.kind=adaptive", "switch.isolation={}"},
+	"arn-afi-gap0":  {"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.adapt_gap=0s"},
+	"afc-no-arn":    {"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.arn=false"},
+	"arn-afi-ecmp":  {"switch.isolation={}"},
+	"ideal":         {"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.adapt_gap=0s", "switch.isolation.crt=0s", "switch.isolation.hcd_th=0.05"},
+	"no-hotspot-ar": {"switch.routing.kind=adaptive"},
+	"ar-dbbm":       {"switch.routing.kind=adaptive", "switch.queueing={scheme: dbbm}"},
+	"ar-vftree":     {"switch.routing.kind=adaptive", "switch.queueing={scheme: vftree}"},
+	"ar-flow2sl":    {"switch.routing.kind=adaptive", "switch.queueing={scheme: flow2sl}"},
+}
+
+// hotSpots are the paper's patterns.
+var hotSpots = map[string][]string{
+	"H10":   {"workload.hotspot.fraction=0.1", "workload.hotspot.trees=1"},
+	"H25":   {"workload.hotspot.fraction=0.25", "workload.hotspot.trees=1"},
+	"H10-4": {"workload.hotspot.fraction=0.1", "workload.hotspot.trees=4"},
+	"H25-4": {"workload.hotspot.fraction=0.25", "workload.hotspot.trees=4"},
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "run":
+		err = runCmd(os.Args[2:])
+	case "plot":
+		if len(os.Args) != 4 {
+			usage()
+		}
+		err = plotCmd(os.Args[2], os.Args[3])
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "isolation:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: isolation run OUTPREFIX [-k 12] [-hot H10,...] [-schemes 1q,ar,arn-afi] [-seed 1] [-set k=v]...\n       isolation plot IN.csv OUT.png")
+	os.Exit(2)
+}
+
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+func runCmd(args []string) error {
+	if len(args) < 1 {
+		usage()
+	}
+	prefix := args[0]
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	k := fs.Int("k", 12, "fat-tree radix")
+	hot := fs.String("hot", "H10", "hot-spot patterns")
+	names := fs.String("schemes", "1q,ar,arn-afi", "schemes")
+	seed := fs.Int("seed", 1, "seed")
+	var sets setFlags
+	fs.Var(&sets, "set", "extra --set for every run")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	series, err := os.Create(prefix + ".csv")
+	if err != nil {
+		return err
+	}
+	defer series.Close()
+	summary, err := os.Create(prefix + "-summary.csv")
+	if err != nil {
+		return err
+	}
+	defer summary.Close()
+	sw, mw := csv.NewWriter(series), csv.NewWriter(summary)
+	sw.Write([]string{"k", "hotspot", "scheme", "time_us", "efficiency", "other_delivered_gbps", "hotspot_delivered_gbps"})
+	mw.Write([]string{"k", "hotspot", "scheme", "other_before_gbps", "other_during_gbps", "other_after_gbps",
+		"efficiency_before", "efficiency_during", "recovery_us", "nacks", "arn_generated", "afc_adapted_packets"})
+	for _, h := range strings.Split(*hot, ",") {
+		for _, name := range strings.Split(*names, ",") {
+			over, ok := schemes[name]
+			if !ok {
+				return fmt.Errorf("unknown scheme %q", name)
+			}
+			hs, ok := hotSpots[h]
+			if !ok {
+				return fmt.Errorf("unknown hot spot %q", h)
+			}
+			all := append([]string{fmt.Sprintf("topology.k=%d", *k), fmt.Sprintf("seed=%d", *seed)}, hs...)
+			if name == "no-hotspot-ar" {
+				all = append(all, "workload.hotspot.start=100ms", "workload.hotspot.stop=200ms") // after the run: background alone
+			}
+			all = append(append(all, over...), sets...)
+			r, err := runOne(all)
+			if err != nil {
+				return fmt.Errorf("%s %s: %v", h, name, err)
+			}
+			for _, b := range r.bins {
+				sw.Write([]string{strconv.Itoa(*k), h, name, f(b.t), f(b.eff), f(b.other), f(b.hot)})
+			}
+			s := r.summarise()
+			mw.Write([]string{strconv.Itoa(*k), h, name, f(s.before), f(s.during), f(s.after), f(s.effBefore), f(s.effDuring),
+				f(s.recovery), strconv.FormatInt(r.nacks, 10), strconv.FormatInt(r.counters["arn_generated"], 10),
+				strconv.FormatInt(r.counters["afc_adapted_packets"], 10)})
+			fmt.Fprintf(os.Stderr, "k=%d %s %-12s other before %.0f during %.0f after %.0f Gbps, efficiency %.3f -> %.3f, recovery %.0f us, %d NACKs\n",
+				*k, h, name, s.before, s.during, s.after, s.effBefore, s.effDuring, s.recovery, r.nacks)
+		}
+	}
+	sw.Flush()
+	mw.Flush()
+	if err := sw.Error(); err != nil {
+		return err
+	}
+	return mw.Error()
+}
+
+func f(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+
+type bin struct{ t, eff, other, hot float64 }
+
+type result struct {
+	bins        []bin
+	start, stop float64 // hot spot, us
+	nacks       int64
+	counters    map[string]int64
+}
+
+func runOne(sets []string) (*result, error) {
+	s, err := scenario.Load("arn-afi", sets)
+	if err != nil {
+		return nil, err
+	}
+	sim, err := wiring.Build(s)
+	if err != nil {
+		return nil, err
+	}
+	res := sim.Run(wiring.Options{})
+	byT := map[int64]*bin{}
+	for _, r := range res.Samples {
+		b := byT[r.TimeNs]
+		if b == nil {
+			b = &bin{t: float64(r.TimeNs) / 1000}
+			byT[r.TimeNs] = b
+		}
+		switch r.Component + "/" + r.Metric {
+		case "network/efficiency":
+			b.eff = r.Value
+		case "other/delivered_gbps":
+			b.other = r.Value
+		case "hotspot/delivered_gbps":
+			b.hot = r.Value
+		}
+	}
+	out := &result{nacks: res.Run.NACKs, counters: res.Run.Counters}
+	for _, b := range byT {
+		out.bins = append(out.bins, *b)
+	}
+	sort.Slice(out.bins, func(i, j int) bool { return out.bins[i].t < out.bins[j].t })
+	hp := s.Workload.Params.(*scenario.HotSpotParams)
+	out.start, out.stop = float64(hp.Start)/1e6, float64(hp.Stop)/1e6
+	if hp.Start >= s.Duration { // no hot spot: summarise over the built-in's window
+		out.start, out.stop = 200, 400
+	}
+	return out, nil
+}
+
+type summary struct{ before, during, after, effBefore, effDuring, recovery float64 }
+
+// summarise averages the non-hot-spot throughput over the 100 us before
+// the hot spot, while it lasts, and over the 100 us after it ends (up to
+// the end of arrivals), and finds the recovery time: from the hot spot's
+// start to the first bin from which on, until it ends, the non-hot-spot
+// throughput stays at 90% or more of its value before (-1 if it never
+// does; 0 if it never fell).
+func (r *result) summarise() summary {
+	var s summary
+	mean := func(lo, hi float64, pick func(b bin) float64) float64 {
+		var sum float64
+		var n int
+		for _, b := range r.bins {
+			if b.t > lo && b.t <= hi {
+				sum += pick(b)
+				n++
+			}
+		}
+		if n == 0 {
+			return 0
+		}
+		return sum / float64(n)
+	}
+	other := func(b bin) float64 { return b.other }
+	eff := func(b bin) float64 { return b.eff }
+	s.before = mean(r.start-100, r.start, other)
+	s.during = mean(r.start, r.stop, other)
+	s.after = mean(r.stop, r.stop+100, other)
+	s.effBefore = mean(r.start-100, r.start, eff)
+	s.effDuring = mean(r.start, r.stop, eff)
+	s.recovery = -1
+	for i := len(r.bins) - 1; i >= 0; i-- {
+		b := r.bins[i]
+		if b.t <= r.start || b.t > r.stop {
+			continue
+		}
+		if b.other < 0.9*s.before {
+			break
+		}
+		s.recovery = b.t - 10 - r.start // the bin's start
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// plotCmd draws, per (k, hot spot) in the CSV, network efficiency and the
+// non-hot-spot throughput against time, one line per scheme.
+func plotCmd(in, out string) error {
+	fh, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	rows, err := csv.NewReader(fh).ReadAll()
+	if err != nil {
+		return err
+	}
+	type key struct{ k, hot string }
+	eff := map[key]map[string]plotter.XYs{}
+	thr := map[key]map[string]plotter.XYs{}
+	var keys []key
+	for i, r := range rows[1:] {
+		if len(r) != 7 {
+			return fmt.Errorf("%s:%d: want 7 fields, got %d", in, i+2, len(r))
+		}
+		var v [3]float64
+		for j, col := range []int{3, 4, 5} {
+			if v[j], err = strconv.ParseFloat(r[col], 64); err != nil {
+				return fmt.Errorf("%s:%d: %v", in, i+2, err)
+			}
+		}
+		kk := key{r[0], r[1]}
+		if eff[kk] == nil {
+			eff[kk], thr[kk] = map[string]plotter.XYs{}, map[string]plotter.XYs{}
+			keys = append(keys, kk)
+		}
+		eff[kk][r[2]] = append(eff[kk][r[2]], plotter.XY{X: v[0], Y: v[1]})
+		thr[kk][r[2]] = append(thr[kk][r[2]], plotter.XY{X: v[0], Y: v[2]})
+	}
+	img := vgimg.New(12*vg.Inch, vg.Length(len(keys))*4*vg.Inch)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: len(keys), Cols: 2, PadX: vg.Inch / 4, PadY: vg.Inch / 4}
+	for i, kk := range keys {
+		title := fmt.Sprintf("k = %s, %s", kk.k, kk.hot)
+		panel(title+": network efficiency", "delivered / injected", eff[kk]).Draw(tiles.At(dc, 0, i))
+		panel(title+": non-hot-spot traffic", "Gbps delivered", thr[kk]).Draw(tiles.At(dc, 1, i))
+	}
+	w, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func panel(title, unit string, lines map[string]plotter.XYs) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "time (us); hot spot from 200 to 400 us"
+	p.Y.Label.Text = unit
+	p.Legend.Top = true
+	names := make([]string, 0, len(lines))
+	for n := range lines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		l, err := plotter.NewLine(lines[n])
+		if err != nil {
+			continue
+		}
+		l.Color = plotutil.Color(i)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(n, l)
+	}
+	p.Add(plotter.NewGrid())
+	return p
+}
