@@ -45,6 +45,8 @@ func (iso *Isolation) handle(now engine.Time, sw *fabric.Switch, m message) {
 			if t.remove(m.id) {
 				iso.Removed++
 			}
+		} else if e := t.find(m.dst, m.class); e != nil {
+			e.message, e.expires = m, now+iso.cfg.EntryLifetime // a root's refresh renews its entry
 		} else {
 			t.entries = append(t.entries, entry{message: m, expires: now + iso.cfg.EntryLifetime})
 		}
@@ -84,6 +86,16 @@ func (iso *Isolation) send(now engine.Time, sw *fabric.Switch, port int, m messa
 	}
 	iso.Sent++
 	sw.SendControl(now, port, p)
+}
+
+// find is the entry for (dst, class), expired or not, or nil.
+func (t *table) find(dst int32, class uint8) *entry {
+	for i := range t.entries {
+		if e := &t.entries[i]; e.dst == dst && e.class == class {
+			return e
+		}
+	}
+	return nil
 }
 
 func (t *table) remove(id int64) bool {

@@ -60,8 +60,11 @@
 //
 // Entries live Config.EntryLifetime (arn_entry_lifetime, default 100 us:
 // not given in the paper). A port that stays a root sends a fresh ARN
-// (new ARNid) every EntryLifetime, so its entries are renewed before they
-// lapse; a root that returns to Normal sends, with ClearOnNormal
+// (new ARNid) every EntryLifetime/2, which renews the entry for its
+// destination and class wherever it is consumed, so its entries never
+// lapse while it lasts (with a refresh every EntryLifetime the renewal
+// raced the expiry and adapted flows fell back to their class for an
+// instant, reordering and PAUSEing it again); a root that returns to Normal sends, with ClearOnNormal
 // (arn_clear_on_normal, default true), a clearing ARN with its last ARNid
 // along the same way, which removes that entry where it was consumed.
 // ARN frames are 64 B control frames (class 0: never paused, not
@@ -92,4 +95,18 @@
 // flow moved mid-flowlet overtakes its own packets queued in the old
 // class, each costing a NACK and a resend of the window. 0 is the paper's
 // reading (move at once).
+//
+// # Baselines
+//
+// QueueMap is the static queueing schemes the paper compares with, each
+// a function from a data packet to one of VCs classes, the same at every
+// switch: DBBM (destination mod VCs), vFtree (the destination's leaf mod
+// VCs) and Flow2SL (a hash of source and destination mod VCs); the
+// paper names them without restating them, and these are the readings
+// used. 1Q is no map (one data class); adaptive routing alone is
+// fabric.Adaptive without Isolation; ARN off with the AFC on is
+// Isolation with Config.ARN false (detectors and counters, no entries,
+// so nothing enters the AFC: it shows that the AFC alone changes
+// nothing). AFI, the authors' earlier proposal, is not modelled: its
+// mechanism is not restated in the paper.
 package isolation

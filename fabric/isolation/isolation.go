@@ -27,7 +27,9 @@ type Config struct {
 	AFC uint8
 	// EntryLifetime is how long a consumed ARN entry adapts packets (the
 	// paper does not say; REFERENCE.md 10.1 arn_entry_lifetime). A root
-	// that stays a root sends a fresh ARN every EntryLifetime.
+	// that stays a root sends a fresh ARN every EntryLifetime/2, which
+	// renews the entry for its destination and class where it is
+	// consumed, so the entry never lapses while the root lasts.
 	EntryLifetime engine.Time
 	// ClearOnNormal makes a root that returns to normal send a clearing
 	// ARN with its last ARNid, which removes that entry wherever it was
@@ -75,7 +77,7 @@ type Counters struct {
 
 	Generated  int64 // ARN messages created at roots (Clears among them)
 	Clears     int64 // clearing ARNs (root back to normal)
-	Refreshes  int64 // ARNs re-sent by a root that stayed a root for EntryLifetime
+	Refreshes  int64 // ARNs re-sent by a root that stayed a root for EntryLifetime/2
 	Sent       int64 // ARN frames put on a port
 	Received   int64 // ARN frames that arrived at a switch
 	Consumed   int64 // messages taken by a switch with an alternative up port
@@ -241,7 +243,7 @@ func (d *detector) Fire(now engine.Time, kind uint8) {
 		if d.State() == Root && iso.cfg.ARN {
 			iso.Refreshes++
 			iso.generate(now, d, false)
-			d.refresh = now + iso.cfg.EntryLifetime
+			d.refresh = now + iso.cfg.EntryLifetime/2
 			iso.net.Sim.At(d.refresh, d, evRefresh)
 		}
 	}
@@ -286,7 +288,7 @@ func (iso *Isolation) observe(now engine.Time, d *detector) {
 	switch {
 	case to == Root:
 		iso.generate(now, d, false)
-		d.refresh = now + iso.cfg.EntryLifetime
+		d.refresh = now + iso.cfg.EntryLifetime/2
 		iso.net.Sim.At(d.refresh, d, evRefresh)
 	case from == Root && to == Normal:
 		d.refresh = 0
