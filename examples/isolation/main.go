@@ -108,9 +108,9 @@ func runCmd(args []string) error {
 	}
 	defer summary.Close()
 	sw, mw := csv.NewWriter(series), csv.NewWriter(summary)
-	sw.Write([]string{"k", "hotspot", "scheme", "time_us", "efficiency", "other_delivered_gbps", "hotspot_delivered_gbps"})
-	mw.Write([]string{"k", "hotspot", "scheme", "other_before_gbps", "other_during_gbps", "other_after_gbps",
-		"efficiency_before", "efficiency_during", "recovery_us", "nacks", "arn_generated", "afc_adapted_packets"})
+	sw.Write([]string{"k", "hotspot", "scheme", "time_us", "efficiency", "other_delivered_gbps", "hotspot_delivered_gbps", "other_goodput_gbps"})
+	mw.Write([]string{"k", "hotspot", "scheme", "goodput_before_gbps", "goodput_during_gbps", "goodput_after_gbps",
+		"efficiency_before", "efficiency_during", "recovery_us", "nacks", "retransmitted_bytes", "arn_generated", "afc_adapted_packets"})
 	for _, h := range strings.Split(*hot, ",") {
 		for _, name := range strings.Split(*names, ",") {
 			over, ok := schemes[name]
@@ -131,14 +131,14 @@ func runCmd(args []string) error {
 				return fmt.Errorf("%s %s: %v", h, name, err)
 			}
 			for _, b := range r.bins {
-				sw.Write([]string{strconv.Itoa(*k), h, name, f(b.t), f(b.eff), f(b.other), f(b.hot)})
+				sw.Write([]string{strconv.Itoa(*k), h, name, f(b.t), f(b.eff), f(b.other), f(b.hot), f(b.good)})
 			}
 			s := r.summarise()
 			mw.Write([]string{strconv.Itoa(*k), h, name, f(s.before), f(s.during), f(s.after), f(s.effBefore), f(s.effDuring),
-				f(s.recovery), strconv.FormatInt(r.nacks, 10), strconv.FormatInt(r.counters["arn_generated"], 10),
+				f(s.recovery), strconv.FormatInt(r.nacks, 10), strconv.FormatInt(r.counters["retransmitted_bytes"], 10), strconv.FormatInt(r.counters["arn_generated"], 10),
 				strconv.FormatInt(r.counters["afc_adapted_packets"], 10)})
-			fmt.Fprintf(os.Stderr, "k=%d %s %-12s other before %.0f during %.0f after %.0f Gbps, efficiency %.3f -> %.3f, recovery %.0f us, %d NACKs\n",
-				*k, h, name, s.before, s.during, s.after, s.effBefore, s.effDuring, s.recovery, r.nacks)
+			fmt.Fprintf(os.Stderr, "k=%d %s %-12s background goodput before %.0f during %.0f after %.0f Gbps, efficiency %.3f -> %.3f, recovery %.0f us, %d NACKs, %d B resent\n",
+				*k, h, name, s.before, s.during, s.after, s.effBefore, s.effDuring, s.recovery, r.nacks, r.counters["retransmitted_bytes"])
 		}
 	}
 	sw.Flush()
@@ -151,7 +151,11 @@ func runCmd(args []string) error {
 
 func f(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
-type bin struct{ t, eff, other, hot float64 }
+// bin is one 10 us interval: efficiency, delivered Gbps to other hosts
+// and to the hot spots (both counting resent data again), and the
+// goodput of background flows to other hosts, the bytes of those that
+// finished in the bin.
+type bin struct{ t, eff, other, hot, good float64 }
 
 type result struct {
 	bins        []bin
@@ -186,6 +190,19 @@ func runOne(sets []string) (*result, error) {
 			b.hot = r.Value
 		}
 	}
+	hot := map[int32]bool{}
+	for _, h := range sim.HotSpots() {
+		hot[int32(h)] = true
+	}
+	for _, fl := range res.Flows {
+		if fl.Generator != "cloud" || hot[fl.Dst] || fl.FinishNs == nil {
+			continue
+		}
+		t := (*fl.FinishNs + 9999) / 10000 * 10000 // the bin ending at or after the finish
+		if b := byT[t]; b != nil {
+			b.good += float64(fl.SizeBytes) * 8 / 10000 // bytes per 10 us -> Gbps
+		}
+	}
 	out := &result{nacks: res.Run.NACKs, counters: res.Run.Counters}
 	for _, b := range byT {
 		out.bins = append(out.bins, *b)
@@ -201,12 +218,13 @@ func runOne(sets []string) (*result, error) {
 
 type summary struct{ before, during, after, effBefore, effDuring, recovery float64 }
 
-// summarise averages the non-hot-spot throughput over the 100 us before
+// summarise averages the background goodput to non-hot-spot hosts over
+// the 100 us before
 // the hot spot, while it lasts, and over the 100 us after it ends (up to
 // the end of arrivals), and finds the recovery time: from the hot spot's
-// start to the first bin from which on, until it ends, the non-hot-spot
-// throughput stays at 90% or more of its value before (-1 if it never
-// does; 0 if it never fell).
+// start to the first bin from which on, until it ends, that goodput
+// stays at 90% or more of its value before (-1 if it never does; 0 if it
+// never fell).
 func (r *result) summarise() summary {
 	var s summary
 	mean := func(lo, hi float64, pick func(b bin) float64) float64 {
@@ -223,7 +241,7 @@ func (r *result) summarise() summary {
 		}
 		return sum / float64(n)
 	}
-	other := func(b bin) float64 { return b.other }
+	other := func(b bin) float64 { return b.good }
 	eff := func(b bin) float64 { return b.eff }
 	s.before = mean(r.start-100, r.start, other)
 	s.during = mean(r.start, r.stop, other)

@@ -16,7 +16,7 @@ import (
 )
 
 // plotCmd draws, per (k, hot spot) in the CSV, network efficiency and the
-// non-hot-spot throughput against time, one line per scheme.
+// background goodput to non-hot-spot hosts against time, one line per scheme.
 func plotCmd(in, out string) error {
 	fh, err := os.Open(in)
 	if err != nil {
@@ -32,14 +32,17 @@ func plotCmd(in, out string) error {
 	thr := map[key]map[string]plotter.XYs{}
 	var keys []key
 	for i, r := range rows[1:] {
-		if len(r) != 7 {
-			return fmt.Errorf("%s:%d: want 7 fields, got %d", in, i+2, len(r))
+		if len(r) != 8 {
+			return fmt.Errorf("%s:%d: want 8 fields, got %d", in, i+2, len(r))
 		}
 		var v [3]float64
-		for j, col := range []int{3, 4, 5} {
+		for j, col := range []int{3, 4, 7} {
 			if v[j], err = strconv.ParseFloat(r[col], 64); err != nil {
 				return fmt.Errorf("%s:%d: %v", in, i+2, err)
 			}
+		}
+		if v[0] > 600 { // the drain after arrivals stop: efficiency there divides tiny numbers
+			continue
 		}
 		kk := key{r[0], r[1]}
 		if eff[kk] == nil {
@@ -55,7 +58,7 @@ func plotCmd(in, out string) error {
 	for i, kk := range keys {
 		title := fmt.Sprintf("k = %s, %s", kk.k, kk.hot)
 		panel(title+": network efficiency", "delivered / injected", eff[kk]).Draw(tiles.At(dc, 0, i))
-		panel(title+": non-hot-spot traffic", "Gbps delivered", thr[kk]).Draw(tiles.At(dc, 1, i))
+		panel(title+": background goodput to other hosts", "Gbps (flows finished per 10 us)", thr[kk]).Draw(tiles.At(dc, 1, i))
 	}
 	w, err := os.Create(out)
 	if err != nil {
@@ -74,6 +77,8 @@ func panel(title, unit string, lines map[string]plotter.XYs) *plot.Plot {
 	p.X.Label.Text = "time (us); hot spot from 200 to 400 us"
 	p.Y.Label.Text = unit
 	p.Legend.Top = true
+	p.Legend.Left = true
+	p.X.Min, p.X.Max = 0, 600
 	names := make([]string, 0, len(lines))
 	for n := range lines {
 		names = append(names, n)
@@ -85,6 +90,7 @@ func panel(title, unit string, lines map[string]plotter.XYs) *plot.Plot {
 			continue
 		}
 		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i / 5)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		p.Legend.Add(n, l)
