@@ -235,7 +235,11 @@
 //	                             ignored when period > 0
 //	incast.period         0s     > 0: one event at 0, period, 2*period, ...
 //	incast.receiver       -1     the receiving host; -1 draws one per event
-//	flowlist.file         ""     required: CSV src,dst,size_bytes,start_ns
+//	flowlist.file         ""     required: CSV src,dst,size_bytes,start_ns;
+//	                             read once at build for its errors; a file
+//	                             sorted by start_ns is then posted from a
+//	                             cursor as the run goes (memory flat in
+//	                             its length), another is read whole
 //	storage.servers       all    hosts that answer requests; clients are
 //	                             the workload's hosts
 //	storage.fan_out       4      servers per request; each sends a response

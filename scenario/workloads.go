@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -660,6 +661,16 @@ func newIncast(w *Workload, env WorkloadEnv) (cloud.Generator, error) {
 		Stop: engine.Time(s.Duration), Name: "incast"}, env.Rand)
 }
 
+// newFlowlist reads the flow list once at build, holding one record, to
+// report any bad record or flow (file:line, a host the topology lacks, a
+// size too large) before the run starts, as when the list was read whole.
+// A list sorted by start_ns, the usual case, is then posted from a cursor
+// over the file during the run: the flows are read as they are posted, so
+// memory does not grow with the list. A list not sorted by start_ns is
+// read whole and stably sorted here (about 0.1 KB per flow until the run
+// ends), as every flow list was before: such files stay valid rather than
+// becoming an error, and a sort that needs the whole list in memory is
+// what an unsorted list costs (workloads/cloud doc.go).
 func newFlowlist(w *Workload, env WorkloadEnv) (cloud.Generator, error) {
 	if _, err := env.HostIDs(w); err != nil {
 		return nil, err
@@ -669,20 +680,38 @@ func newFlowlist(w *Workload, env WorkloadEnv) (cloud.Generator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("flowlist.file: %v", err)
 	}
-	defer f.Close()
-	flows, err := cloud.ReadFlowList(file, f)
+	keep := false
+	defer func() {
+		if !keep {
+			f.Close()
+		}
+	}()
+	scan, err := cloud.ScanFlowList(file, f, func(fl cloud.Flow) error {
+		if fl.Src >= env.Hosts || fl.Dst >= env.Hosts {
+			return fmt.Errorf("flowlist.file: flow %d->%d: the topology has %d hosts", fl.Src, fl.Dst, env.Hosts)
+		}
+		return env.CheckSize(fmt.Sprintf("flowlist.file: flow %d->%d", fl.Src, fl.Dst), fl.Size)
+	})
 	if err != nil {
 		return nil, err
 	}
-	for _, fl := range flows {
-		if fl.Src >= env.Hosts || fl.Dst >= env.Hosts {
-			return nil, fmt.Errorf("flowlist.file: flow %d->%d: the topology has %d hosts", fl.Src, fl.Dst, env.Hosts)
-		}
-		if err := env.CheckSize(fmt.Sprintf("flowlist.file: flow %d->%d", fl.Src, fl.Dst), fl.Size); err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("flowlist.file: %v", err)
+	}
+	if !scan.Sorted {
+		flows, err := cloud.ReadFlowList(file, f)
+		if err != nil {
 			return nil, err
 		}
+		return cloud.NewFlowList(flows), nil
 	}
-	return cloud.NewFlowList(flows), nil
+	cur, err := cloud.NewFlowListCursor(file, f)
+	if err != nil {
+		return nil, err
+	}
+	keep = true
+	cur.OnEnd = func() { f.Close() }
+	return cur, nil
 }
 
 func newStorage(w *Workload, env WorkloadEnv) (cloud.Generator, error) {

@@ -140,6 +140,12 @@ func (s *Sim) Run(opt Options) *Result {
 		smp.sample(eng.Now())
 	}
 	res.Drained = drained()
+	for _, d := range s.drivers {
+		// A flow list whose file changed after Build ends its flows early.
+		if g, ok := d.gen.(interface{ Err() error }); ok && g.Err() != nil && res.err == nil {
+			res.err = fmt.Errorf("workload: %v", g.Err())
+		}
+	}
 	if err := fr.finish(); res.err == nil {
 		res.err = err
 	}

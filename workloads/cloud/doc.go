@@ -70,4 +70,18 @@
 // each flow "sport=N" with the source port the reference gives it, 10000
 // up per (src, dst) pair; WriteFlowList writes any flows back as a flow
 // list.
+//
+// A long flow list need not be held in memory. ScanFlowList reads a list
+// once, one record at a time, with ReadFlowList's errors (a malformed
+// record anywhere first, then the first flow a check rejects in sorted
+// order) and says whether it is sorted by start_ns; NewFlowListCursor then
+// yields a sorted list's flows one record per Next, the flows and order
+// ReadFlowList and NewFlowList would give. An unsorted list has to be
+// read whole and sorted (ReadFlowList, NewFlowList): a cursor cannot post
+// a flow whose start it has not reached, and a bounded reorder window
+// would reject or misplace a flow further out of place than its bound,
+// which a file may be (an unsorted list is valid input, as it always was).
+// scenario's flowlist kind does exactly this: the cursor for a sorted
+// file, the whole list for another, so sorting a long list by start_ns
+// (sort -t, -k4,4n after the header) is what keeps its memory flat.
 package cloud

@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -63,7 +64,76 @@ func TestReadFlowListErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got error %v, want one containing %q", err, tc.want)
 			}
+			// The build-time scan reports the very same error.
+			if _, serr := ScanFlowList("f.csv", strings.NewReader(tc.in), nil); serr == nil || serr.Error() != err.Error() {
+				t.Errorf("ScanFlowList: got error %v, want %v", serr, err)
+			}
 		})
+	}
+}
+
+// TestFlowListCursor: on a list sorted by start the cursor yields what
+// ReadFlowList and NewFlowList do, in the same order (ties in file order),
+// and ScanFlowList counts it and calls it sorted; the unsorted list of
+// TestReadFlowList is called unsorted.
+func TestFlowListCursor(t *testing.T) {
+	in := "src,dst,size_bytes,start_ns,tag\n# c\n3,2,1,0,\n1,0,200,1000.5,a\n0,1,100,2000,b\n2,3,300,2000,c\n"
+	want, err := ReadFlowList("s.csv", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan, err := ScanFlowList("s.csv", strings.NewReader(in), nil)
+	if err != nil || scan != (FlowListScan{Flows: 4, Sorted: true}) {
+		t.Fatalf("scan: got %+v, %v; want 4 flows, sorted", scan, err)
+	}
+	cur, err := NewFlowListCursor("s.csv", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := 0
+	cur.OnEnd = func() { ended++ }
+	var got []Flow
+	for f, ok := cur.Next(); ok; f, ok = cur.Next() {
+		got = append(got, f)
+	}
+	if _, ok := cur.Next(); ok || ended != 1 || cur.Err() != nil {
+		t.Errorf("after the end: more %v, OnEnd calls %d, Err %v; want false, 1, nil", ok, ended, cur.Err())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("cursor: got %+v,\nwant %+v", got, want)
+	}
+	unsorted := "start_ns,size_bytes,dst,src\n2000,100,1,0\n1000.5,200,0,1\n"
+	if scan, err := ScanFlowList("u.csv", strings.NewReader(unsorted), nil); err != nil || scan.Sorted || scan.Flows != 2 {
+		t.Errorf("unsorted scan: got %+v, %v; want 2 flows, not sorted", scan, err)
+	}
+	// A file that went back in time after the scan ends the flows with
+	// an error naming its line.
+	cur, _ = NewFlowListCursor("u.csv", strings.NewReader(unsorted))
+	if _, ok := cur.Next(); !ok {
+		t.Fatal("first flow missing")
+	}
+	if _, ok := cur.Next(); ok || cur.Err() == nil || !strings.Contains(cur.Err().Error(), "u.csv:3: column start_ns") {
+		t.Errorf("going back in time: got more %v, Err %v; want false and an error at u.csv:3", ok, cur.Err())
+	}
+}
+
+// TestScanFlowListCheckOrder: of the flows check rejects, ScanFlowList
+// reports the first in the stably sorted order, as checking
+// ReadFlowList's result in order did; a malformed record anywhere comes
+// first.
+func TestScanFlowListCheckOrder(t *testing.T) {
+	in := "src,dst,size_bytes,start_ns\n0,1,500,30\n0,2,600,10\n0,3,700,10\n0,4,5,5\n"
+	check := func(f Flow) error {
+		if f.Size >= 500 {
+			return fmt.Errorf("flow to %d too large", f.Dst)
+		}
+		return nil
+	}
+	if _, err := ScanFlowList("c.csv", strings.NewReader(in), check); err == nil || err.Error() != "flow to 2 too large" {
+		t.Errorf("got %v, want flow to 2 too large (start 10, the earlier of the two)", err)
+	}
+	if _, err := ScanFlowList("c.csv", strings.NewReader(in+"0,0,1,1\n"), check); err == nil || !strings.Contains(err.Error(), "c.csv:6: column dst") {
+		t.Errorf("got %v, want the malformed record c.csv:6 first", err)
 	}
 }
 

@@ -26,6 +26,38 @@ var flowListColumns = [...]string{"src", "dst", "size_bytes", "start_ns"}
 // and are returned stably sorted by Start. Errors read
 // "name:LINE: column: reason".
 func ReadFlowList(name string, r io.Reader) ([]Flow, error) {
+	fr, err := newFlowListReader(name, r)
+	if err != nil {
+		return nil, err
+	}
+	var flows []Flow
+	for {
+		f, ok, err := fr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		flows = append(flows, f)
+	}
+	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
+	return flows, nil
+}
+
+// flowListReader reads a flow list's records one at a time, holding one
+// record: ReadFlowList, ScanFlowList and the cursor share it, so that they
+// accept the same files with the same errors.
+type flowListReader struct {
+	name   string
+	cr     *csv.Reader
+	col    [len(flowListColumns)]int
+	tagCol int
+	line   int // of the record next returned last
+}
+
+// newFlowListReader reads and checks the header.
+func newFlowListReader(name string, r io.Reader) (*flowListReader, error) {
 	cr := csv.NewReader(r)
 	cr.Comment = '#'
 	cr.ReuseRecord = true
@@ -37,65 +69,156 @@ func ReadFlowList(name string, r io.Reader) ([]Flow, error) {
 		return nil, csvError(name, err)
 	}
 	line, _ := cr.FieldPos(0)
-	var col [len(flowListColumns)]int
-	tagCol := -1
-	for i := range col {
-		col[i] = -1
+	fr := &flowListReader{name: name, cr: cr, tagCol: -1}
+	for i := range fr.col {
+		fr.col[i] = -1
 	}
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		idx := slices.Index(flowListColumns[:], h)
 		switch {
-		case idx >= 0 && col[idx] >= 0, h == "tag" && tagCol >= 0:
+		case idx >= 0 && fr.col[idx] >= 0, h == "tag" && fr.tagCol >= 0:
 			return nil, fmt.Errorf("%s:%d: column %s: appears twice in the header", name, line, h)
 		case idx >= 0:
-			col[idx] = i
+			fr.col[idx] = i
 		case h == "tag":
-			tagCol = i
+			fr.tagCol = i
 		}
 	}
-	for i, c := range col {
+	for i, c := range fr.col {
 		if c < 0 {
 			return nil, fmt.Errorf("%s:%d: column %s: missing from the header", name, line, flowListColumns[i])
 		}
 	}
+	return fr, nil
+}
 
-	var flows []Flow
+// next returns the next flow; ok is false at the end of the list.
+func (fr *flowListReader) next() (f Flow, ok bool, err error) {
+	name, col := fr.name, &fr.col
+	rec, err := fr.cr.Read()
+	if err == io.EOF {
+		return Flow{}, false, nil
+	}
+	if err != nil {
+		return Flow{}, false, csvError(name, err)
+	}
+	line, _ := fr.cr.FieldPos(0)
+	fr.line = line
+	field := func(i int) string { return strings.TrimSpace(rec[col[i]]) }
+	if f.Src, err = parseHost(field(0)); err != nil {
+		return Flow{}, false, fmt.Errorf("%s:%d: column src: %v", name, line, err)
+	}
+	if f.Dst, err = parseHost(field(1)); err != nil {
+		return Flow{}, false, fmt.Errorf("%s:%d: column dst: %v", name, line, err)
+	}
+	if f.Src == f.Dst {
+		return Flow{}, false, fmt.Errorf("%s:%d: column dst: equals src %d", name, line, f.Src)
+	}
+	if f.Size, err = strconv.ParseInt(field(2), 10, 64); err != nil || f.Size <= 0 {
+		return Flow{}, false, fmt.Errorf("%s:%d: column size_bytes: want a positive integer, got %q", name, line, field(2))
+	}
+	if f.Start, err = parseStartNS(field(3)); err != nil {
+		return Flow{}, false, fmt.Errorf("%s:%d: column start_ns: %v", name, line, err)
+	}
+	if fr.tagCol >= 0 {
+		f.Tag = strings.TrimSpace(rec[fr.tagCol])
+	}
+	f.Generator = "flowlist"
+	return f, true, nil
+}
+
+// FlowListScan is what ScanFlowList found: the number of flows and whether
+// they are in non-decreasing Start order in the file.
+type FlowListScan struct {
+	Flows  int64
+	Sorted bool
+}
+
+// ScanFlowList reads a whole flow list once, holding one record, and
+// reports the first problem as ReadFlowList would: a malformed record
+// anywhere first (name:LINE: column: reason), else the first error that
+// check returns for a flow, in the stably sorted order ReadFlowList
+// returns (the one with the smallest Start, the earliest in the file on
+// ties). check may be nil.
+func ScanFlowList(name string, r io.Reader, check func(Flow) error) (FlowListScan, error) {
+	fr, err := newFlowListReader(name, r)
+	if err != nil {
+		return FlowListScan{}, err
+	}
+	scan := FlowListScan{Sorted: true}
+	var last engine.Time
+	var checkErr error
+	var checkAt engine.Time
 	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
+		f, ok, err := fr.next()
+		if err != nil {
+			return FlowListScan{}, err
+		}
+		if !ok {
 			break
 		}
-		if err != nil {
-			return nil, csvError(name, err)
+		if scan.Flows > 0 && f.Start < last {
+			scan.Sorted = false
 		}
-		line, _ := cr.FieldPos(0)
-		var f Flow
-		field := func(i int) string { return strings.TrimSpace(rec[col[i]]) }
-		if f.Src, err = parseHost(field(0)); err != nil {
-			return nil, fmt.Errorf("%s:%d: column src: %v", name, line, err)
+		last = f.Start
+		scan.Flows++
+		if check != nil && (checkErr == nil || f.Start < checkAt) {
+			if err := check(f); err != nil {
+				checkErr, checkAt = err, f.Start
+			}
 		}
-		if f.Dst, err = parseHost(field(1)); err != nil {
-			return nil, fmt.Errorf("%s:%d: column dst: %v", name, line, err)
-		}
-		if f.Src == f.Dst {
-			return nil, fmt.Errorf("%s:%d: column dst: equals src %d", name, line, f.Src)
-		}
-		if f.Size, err = strconv.ParseInt(field(2), 10, 64); err != nil || f.Size <= 0 {
-			return nil, fmt.Errorf("%s:%d: column size_bytes: want a positive integer, got %q", name, line, field(2))
-		}
-		if f.Start, err = parseStartNS(field(3)); err != nil {
-			return nil, fmt.Errorf("%s:%d: column start_ns: %v", name, line, err)
-		}
-		if tagCol >= 0 {
-			f.Tag = strings.TrimSpace(rec[tagCol])
-		}
-		f.Generator = "flowlist"
-		flows = append(flows, f)
 	}
-	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
-	return flows, nil
+	return scan, checkErr
 }
+
+// NewFlowListCursor is a generator over a flow list whose flows are in
+// non-decreasing Start order (ScanFlowList said Sorted, and said no
+// error): it reads one record per Next, so a list of any length costs one
+// record of memory, and yields the flows ReadFlowList and NewFlowList
+// would, in the same order. A record that no longer reads (the file
+// changed after the scan) or goes back in time ends the flows; Err says
+// why.
+func NewFlowListCursor(name string, r io.Reader) (*FlowListCursor, error) {
+	fr, err := newFlowListReader(name, r)
+	if err != nil {
+		return nil, err
+	}
+	return &FlowListCursor{r: fr}, nil
+}
+
+// FlowListCursor is NewFlowListCursor's generator.
+type FlowListCursor struct {
+	r    *flowListReader
+	last engine.Time
+	err  error
+	done bool
+	// OnEnd, if set, is called once when the flows end (to close the file).
+	OnEnd func()
+}
+
+// Next implements Generator.
+func (c *FlowListCursor) Next() (Flow, bool) {
+	if c.done {
+		return Flow{}, false
+	}
+	f, ok, err := c.r.next()
+	if err == nil && ok && f.Start < c.last {
+		err = fmt.Errorf("%s:%d: column start_ns: %v is before the previous flow's %v: the file changed since it was read at build", c.r.name, c.r.line, f.Start, c.last)
+	}
+	if err != nil || !ok {
+		c.err, c.done = err, true
+		if c.OnEnd != nil {
+			c.OnEnd()
+		}
+		return Flow{}, false
+	}
+	c.last = f.Start
+	return f, true
+}
+
+// Err is the error that ended the flows early, or nil.
+func (c *FlowListCursor) Err() error { return c.err }
 
 // csvError rewrites encoding/csv's errors as "name:LINE: reason".
 func csvError(name string, err error) error {

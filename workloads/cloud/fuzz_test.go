@@ -79,11 +79,37 @@ func FuzzReadFlowList(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		flows, err := ReadFlowList("fuzz.csv", bytes.NewReader(data))
+		scan, serr := ScanFlowList("fuzz.csv", bytes.NewReader(data), nil)
+		if (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error() {
+			t.Fatalf("ScanFlowList: got error %v, want %v (ReadFlowList's)", serr, err)
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.csv") {
 				t.Fatalf("error %q does not name the file", err)
 			}
 			return
+		}
+		if scan.Flows != int64(len(flows)) {
+			t.Fatalf("ScanFlowList counted %d flows, ReadFlowList read %d", scan.Flows, len(flows))
+		}
+		if scan.Sorted {
+			// The cursor yields ReadFlowList's flows, one record at a time.
+			cur, err := NewFlowListCursor("fuzz.csv", bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; ; i++ {
+				fl, ok := cur.Next()
+				if !ok {
+					if i != len(flows) || cur.Err() != nil {
+						t.Fatalf("cursor ended after %d of %d flows: %v", i, len(flows), cur.Err())
+					}
+					break
+				}
+				if i >= len(flows) || fl != flows[i] {
+					t.Fatalf("cursor flow %d: got %+v, want ReadFlowList's", i, fl)
+				}
+			}
 		}
 		for i, fl := range flows {
 			if fl.Src < 0 || fl.Dst < 0 || fl.Src == fl.Dst || fl.Size <= 0 || fl.Start < 0 {
