@@ -52,12 +52,26 @@ func PrepareDir(dir string) error {
 	return os.Remove(probe.Name())
 }
 
+// FlowSpillPattern names the spill files a run streaming flows.parquet
+// may write into its directory while rows wait behind a running flow;
+// the run removes them, ClearRun removes any a killed run left.
+const FlowSpillPattern = ".flows-spill-*"
+
 // ClearRun removes the run files in dir before a new run is written
 // there: run.parquet first, so that from then on the directory holds no
 // complete run until the new run.parquet appears, then the others, so
 // that no file of an earlier run (its samples, or a training run's
 // iterations) is left beside the new one. A file named in keep stays.
 func ClearRun(dir string, keep ...string) error {
+	if !slices.Contains(keep, analysis.FlowsFile) {
+		// Spill runs a killed run left behind (wiring's flow recorder).
+		left, _ := filepath.Glob(filepath.Join(dir, FlowSpillPattern))
+		for _, f := range left {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
 	for i := len(runFiles) - 1; i >= 0; i-- {
 		if slices.Contains(keep, runFiles[i]) {
 			continue

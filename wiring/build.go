@@ -42,6 +42,9 @@ type Sim struct {
 	// gens are the scenario's flow generators by workload kind, for the
 	// kinds' counters.
 	gens map[string][]cloud.Generator
+	// nic counts the NICs' concurrent flows and QPs as the run goes, in
+	// training runs (nil otherwise).
+	nic *nicTracker
 }
 
 type pathInfo struct {
@@ -245,6 +248,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	cl.OnComplete = sim.complete
 	if len(sim.trains) > 0 {
 		cl.OnSent = sim.sent
+		sim.nic = newNICTracker()
 	}
 	for _, tr := range sim.trains {
 		tr.apply(tr.run.Start(0))
@@ -288,9 +292,9 @@ func (d *driver) Fire(now engine.Time, _ uint8) {
 	m.Generator, m.Tag = f.Generator, f.Tag
 	s.Messages = append(s.Messages, m)
 	if s.Scenario.Compat == scenario.CompatHPCCNS3 {
-		s.Engine.At(now, &ns3Start{c: s.Cluster, m: m}, 0)
+		s.Engine.At(now, &ns3Start{s: s, m: m}, 0)
 	} else {
-		s.Cluster.Post(m)
+		s.post(m)
 	}
 	d.next()
 }
@@ -301,7 +305,7 @@ func (d *driver) Fire(now engine.Time, _ uint8) {
 // calling RdmaHw::AddQueuePair): so the QP opens after the events already
 // due at that ns, in the reference's order.
 type ns3Start struct {
-	c    *rnic.Cluster
+	s    *Sim
 	m    *rnic.Message
 	hops int
 }
@@ -309,10 +313,18 @@ type ns3Start struct {
 // Fire implements engine.Handler.
 func (st *ns3Start) Fire(now engine.Time, _ uint8) {
 	if st.hops++; st.hops < 2 {
-		st.c.Sim.At(now, st, 0)
+		st.s.Engine.At(now, st, 0)
 		return
 	}
-	st.c.Post(st.m)
+	st.s.post(st.m)
+}
+
+// post posts m at its NIC now, and counts it for the NIC concurrency.
+func (s *Sim) post(m *rnic.Message) {
+	s.Cluster.Post(m)
+	if s.nic != nil {
+		s.nic.posted(m)
+	}
 }
 
 // Path returns the ideal-FCT inputs of a host pair, cached.

@@ -33,10 +33,12 @@
 //	  -> fabric back to the requester
 //	  -> Host.receiveAck: rocev2.Sender, cc.Algorithm.OnAck,
 //	     Scheduler.Acked; the ACK of the last byte completes the message
-//	  -> Cluster.OnComplete (wiring: training) and one flows.parquet row
-//	     per message, in posting order: streamed into Options.Dir once it
-//	     and every message before it have finished (flowRecorder), or at
-//	     the end of the run (Result.Flows, without a directory)
+//	  -> Cluster.OnComplete (wiring: training, NIC concurrency) and one
+//	     flows.parquet row per message, in posting order: streamed into
+//	     Options.Dir once it and every message before it have finished,
+//	     the rows behind a running message waiting in memory and then in
+//	     spill runs (flowRecorder, spill.go), or at the end of the run
+//	     (Result.Flows, without a directory)
 //
 // # Files
 //
@@ -45,7 +47,8 @@
 // kept; train.go the training and collective
 // workloads (workloads/simai); sampler.go trace.* sampling into
 // samples.parquet; nicload.go the NIC concurrency counters of training
-// runs; limits.go the checks that need the built network (buffer against
+// runs, counted as the run goes (nicTracker); spill.go the spill runs of
+// the flow recorder; limits.go the checks that need the built network (buffer against
 // headroom, the largest message the clock can time).
 //
 // # Determinism

@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,44 +26,58 @@ func TestFlowsStreamed(t *testing.T) {
 	if got, want := len(kept.Messages), len(mem.Flows); got != want {
 		t.Errorf("run without a directory: got %d messages kept, want all %d", got, want)
 	}
-
-	streamed := mustBuild(t, "default", sets...)
-	dir := t.TempDir()
-	var posted, held int64 // at the last progress report before the drain
-	res := streamed.Run(Options{RunID: "r", Dir: dir, Progress: func(p Progress) {
-		if !p.Draining {
-			posted, held = p.FlowsPosted, int64(len(streamed.Messages))
-		}
-	}})
-	if res.Flows != nil {
-		t.Fatalf("streamed run kept %d flow records in memory", len(res.Flows))
-	}
-	// A message leaves once it and every message posted before it have
-	// finished, so one long flow holds those behind it: with GoogleRPC's
-	// sizes most of the 300 us's messages are behind a running one.
-	t.Logf("at the end of the arrivals %d of %d posted messages held", held, posted)
-	if held >= posted {
-		t.Errorf("at the end of the arrivals: got %d of %d posted messages still held, want fewer", held, posted)
-	}
-	if n := len(streamed.Messages); n != 0 {
-		t.Errorf("after the run: got %d messages held, want 0", n)
-	}
-	if err := res.WriteDir(dir); err != nil {
-		t.Fatal(err)
-	}
-	a, _ := os.ReadFile(filepath.Join(memDir, analysis.FlowsFile))
-	b, _ := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
-	if len(a) == 0 || !bytes.Equal(a, b) {
-		t.Errorf("streamed flows.parquet: got %d bytes, want the %d written from the kept records, byte for byte", len(b), len(a))
-	}
-	mem.Run.WallSeconds, res.Run.WallSeconds = 0, 0
-	if !reflect.DeepEqual(mem.Run, res.Run) {
-		t.Errorf("run record: got %+v, want %+v", res.Run, mem.Run)
-	}
-	if !reflect.DeepEqual(mem.Analysis, res.Analysis) {
-		t.Errorf("analysis: got %+v, want %+v", res.Analysis, mem.Analysis)
-	}
-	if err := res.WriteDir(t.TempDir()); err == nil {
-		t.Error("writing a streamed run to another directory: got no error")
+	// With the default bound nothing spills here; with 256 rows most rows
+	// that wait behind a running message go through the spill file.
+	for _, hold := range []int{0, 256} {
+		t.Run(fmt.Sprintf("hold=%d", hold), func(t *testing.T) {
+			streamed := mustBuild(t, "default", sets...)
+			dir := t.TempDir()
+			var posted, held int64 // at the last progress report before the drain
+			res := streamed.Run(Options{RunID: "r", Dir: dir, holdRows: hold, Progress: func(p Progress) {
+				if !p.Draining {
+					posted, held = p.FlowsPosted, int64(len(streamed.Messages))
+				}
+			}})
+			if res.Flows != nil {
+				t.Fatalf("streamed run kept %d flow records in memory", len(res.Flows))
+			}
+			// Only running messages stay; the rows after a running one
+			// wait as rows, in memory or spilled.
+			t.Logf("at the end of the arrivals %d of %d posted messages running; at most %d rows waited in memory, %d went through the spill file",
+				held, posted, res.waiting, res.spilled)
+			if held >= posted/4 {
+				t.Errorf("at the end of the arrivals: got %d of %d posted messages still held, want only the running ones", held, posted)
+			}
+			// Rows spill at the end of a chunk, so memory holds at most hold
+			// rows plus one chunk's finished flows (27k of GoogleRPC's here).
+			if hold > 0 && (res.spilled == 0 || res.waiting > int(posted)/2) {
+				t.Errorf("hold %d: got %d rows spilled and at most %d waiting in memory, want some spilled and fewer than %d waiting", hold, res.spilled, res.waiting, posted/2)
+			}
+			if n := len(streamed.Messages); n != 0 {
+				t.Errorf("after the run: got %d messages held, want 0", n)
+			}
+			if err := res.WriteDir(dir); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := os.ReadFile(filepath.Join(memDir, analysis.FlowsFile))
+			b, _ := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("streamed flows.parquet: got %d bytes, want the %d written from the kept records, byte for byte", len(b), len(a))
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, ".flows-spill-*")); len(left) != 0 {
+				t.Errorf("spill files left behind: %v", left)
+			}
+			run := mem.Run
+			run.WallSeconds, res.Run.WallSeconds = 0, 0
+			if !reflect.DeepEqual(run, res.Run) {
+				t.Errorf("run record: got %+v, want %+v", res.Run, run)
+			}
+			if !reflect.DeepEqual(mem.Analysis, res.Analysis) {
+				t.Errorf("analysis: got %+v, want %+v", res.Analysis, mem.Analysis)
+			}
+			if err := res.WriteDir(t.TempDir()); err == nil {
+				t.Error("writing a streamed run to another directory: got no error")
+			}
+		})
 	}
 }

@@ -255,6 +255,15 @@ func TestSamplesStreamed(t *testing.T) {
 	if !bytes.Equal(x, y) {
 		t.Error("same seed: streamed samples.parquet differs")
 	}
+	// And it is the file WriteSamples writes from the rows kept in memory,
+	// byte for byte (issue #19: samples streamed like flows).
+	c := t.TempDir()
+	if err := mem.WriteDir(c); err != nil {
+		t.Fatal(err)
+	}
+	if z, _ := os.ReadFile(filepath.Join(c, analysis.SamplesFile)); len(z) == 0 || !bytes.Equal(x, z) {
+		t.Errorf("streamed samples.parquet: %d bytes, want WriteSamples's %d, byte for byte", len(x), len(z))
+	}
 	_, err = scenario.Load("default", []string{"trace.interval=1ps"})
 	want := "--set trace.interval=1ps: trace.interval: 1ps would write at least 9.6e+12 sample rows (320 ports x 3 metrics x 10000000000 samples in duration 10ms), above the limit of 1e+09: use a longer interval"
 	if err == nil || err.Error() != want {

@@ -33,10 +33,12 @@ type Options struct {
 	Params []analysis.Param
 	// Dir, when set, is the directory WriteDir will be given: the run
 	// makes it if needed and clears an earlier run's files from it first,
-	// then streams flows.parquet into it while it runs (unless it trains:
-	// see flowRecorder), and samples.parquet when traced, instead of
+	// then streams flows.parquet into it while it runs (flowRecorder),
+	// and samples.parquet when traced, instead of
 	// holding every record in memory; Result.Flows is then nil.
 	Dir string
+	// holdRows, when > 0, replaces defaultHoldRows (tests).
+	holdRows int
 }
 
 // Result is what a run produced: the records that go to parquet and the
@@ -58,6 +60,11 @@ type Result struct {
 	// run (streaming samples), which WriteDir reports.
 	dir string
 	err error
+	// waiting and spilled are the flow recorder's, for tests: the most
+	// rows that waited in memory behind a running message, and the rows
+	// that went through the spill file.
+	waiting int
+	spilled int64
 }
 
 // chunk is how much simulated time runs between progress reports and
@@ -84,7 +91,10 @@ func (s *Sim) Run(opt Options) *Result {
 		}
 		smp = newSampler(s, iv, opt.runID(sc), stream)
 	}
-	fr := &flowRecorder{s: s, runID: opt.runID(sc)}
+	fr := &flowRecorder{s: s, runID: opt.runID(sc), holdRows: defaultHoldRows, dir: opt.Dir}
+	if opt.holdRows > 0 {
+		fr.holdRows = opt.holdRows
+	}
 	if res.streamsFlows() && res.err == nil {
 		fr.stream, res.err = analysis.CreateFlowStream(filepath.Join(opt.Dir, analysis.FlowsFile))
 	}
@@ -150,6 +160,7 @@ func (s *Sim) Run(opt Options) *Result {
 		res.err = err
 	}
 	res.Flows = fr.rows
+	res.waiting, res.spilled = fr.maxWaiting, fr.spilled
 	res.Iterations, res.Collectives = s.trainingRecords(opt.runID(sc))
 	if smp != nil {
 		var err error
@@ -164,10 +175,9 @@ func (s *Sim) Run(opt Options) *Result {
 }
 
 // streamsFlows reports whether the run writes flows.parquet into
-// Options.Dir as it goes (then Result.Flows is nil). Training runs keep
-// their messages to the end for the NIC concurrency counters, so they
-// write it at the end.
-func (r *Result) streamsFlows() bool { return r.dir != "" && len(r.Sim.trains) == 0 }
+// Options.Dir as it goes (then Result.Flows is nil). Training runs too:
+// their NIC concurrency counters are counted as the run goes (nicTracker).
+func (r *Result) streamsFlows() bool { return r.dir != "" }
 
 func (o Options) runID(s *scenario.Scenario) string {
 	if o.RunID != "" {
@@ -201,7 +211,7 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 	r.Counters["pause_ignored_drops"] = ignored
 	isolationCounters(s.Isolation, r.Counters)
 	if len(s.trains) > 0 {
-		for k, v := range nicConcurrency(s.Messages, s.Engine.Now()).counters() {
+		for k, v := range s.nic.result(s.Engine.Now()).counters() {
 			r.Counters[k] = v
 		}
 	}

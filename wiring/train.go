@@ -93,12 +93,15 @@ func (tr *trainer) post(now engine.Time, t simai.Transfer) {
 	m := s.Cluster.NewMessage(src, dst, t.Bytes)
 	m.Generator, m.Tag, m.User = "simai", t.Tag, transferRef{tr, t.ID}
 	s.Messages = append(s.Messages, m)
-	s.Cluster.Post(m)
+	s.post(m)
 }
 
 // complete is the cluster's completion callback: training transfers drive
 // their executor; other messages need nothing.
 func (s *Sim) complete(m *rnic.Message) {
+	if s.nic != nil {
+		s.nic.finished(m)
+	}
 	if ref, ok := m.User.(transferRef); ok {
 		ref.tr.apply(ref.tr.run.Done(m.Finished, ref.id))
 	}
@@ -181,7 +184,7 @@ func (s *Sim) trainingSummary() string {
 		}
 		fmt.Fprintf(&b, "training: %d %s, mean iteration time %.3f ms (compute %.3f ms, exposed communication %.3f ms)",
 			len(its), noun, ms(mean), ms(its[0].Compute), ms(mean-its[0].Compute))
-		c := nicConcurrency(s.Messages, s.Engine.Now())
+		c := s.nic.result(s.Engine.Now())
 		fmt.Fprintf(&b, "; per NIC at most %d flows and %d QPs at once, %.2f flows and %.2f QPs on average while busy",
 			c.MaxFlows, c.MaxQPs, c.MeanFlows, c.MeanQPs)
 		if tr.op != "" {
