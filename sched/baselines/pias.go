@@ -164,7 +164,7 @@ func (s *PIAS) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
 	if r == nil {
 		return nil, 0
 	}
-	return r.qp, r.class
+	return r.qp, r.Class()
 }
 
 // Eligible reports whether Pick could choose qp with these classes paused.

@@ -6,28 +6,20 @@ import (
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/iheap"
 	"github.com/dcsim/dcsim/rnic"
 )
 
-// ranked is one QP's place in a classHeaps: its current class and sort key.
-// SRPT and PIAS keep one per QP in rnic.QP.SchedState.
+// ranked is one QP's place in a classHeaps: its class, position and sort
+// key (k1, id). SRPT and PIAS keep one per QP in rnic.QP.SchedState.
 type ranked struct {
-	qp    *rnic.QP
-	id    int64
-	k1    int64 // primary key (SRPT: remaining bytes; PIAS: last-served stamp)
-	class uint8 // heap the QP is in, 0 = none
-	idx   int   // index in that heap
+	iheap.Node // heap the QP is in (class 0 = none), its place and key; first, as iheap needs
+	qp         *rnic.QP
+	id         int64
 
 	stamp   int64 // PIAS: decision count when last served (round robin)
 	maxSent int64 // highest stream offset sent + 1 (in-order guard)
 	stalled bool  // the guard holds the QP back
-}
-
-func lessRanked(a, b *ranked) bool {
-	if a.k1 != b.k1 {
-		return a.k1 < b.k1
-	}
-	return a.id < b.id
 }
 
 // rankedBase is what SRPT and PIAS share: a ranked state per QP in
@@ -44,7 +36,7 @@ func (s *rankedBase) Control(engine.Time, *fabric.Packet)  {}
 func (s *rankedBase) Received(engine.Time, *fabric.Packet) {}
 
 // QPOpened implements rnic.Scheduler.
-func (s *rankedBase) QPOpened(qp *rnic.QP) { qp.SchedState = &ranked{qp: qp, id: qp.ID, idx: -1} }
+func (s *rankedBase) QPOpened(qp *rnic.QP) { qp.SchedState = &ranked{qp: qp, id: qp.ID} }
 
 // QPClosed implements rnic.Scheduler.
 func (s *rankedBase) QPClosed(qp *rnic.QP) {
@@ -53,119 +45,31 @@ func (s *rankedBase) QPClosed(qp *rnic.QP) {
 }
 
 // classHeaps holds the eligible QPs of one NIC in one binary min-heap per
-// data class. A decision reads the heads of the classes that are not
-// paused, O(classes), and reorders the served QP in O(log n). Typed, so nothing is boxed; in steady state nothing is
-// allocated.
+// data class (internal/iheap), ordered by (k1, id): SRPT's remaining
+// bytes, PIAS's last-served stamp. A decision reads the heads of the
+// classes that are not paused, O(classes), and reorders the served QP in
+// O(log n); in steady state nothing is allocated.
 type classHeaps struct {
-	h [fabric.NumClasses][]*ranked
+	h iheap.Classes[ranked]
 }
+
+// iheap's classes are the fabric's (this fails to compile otherwise).
+const _ = uint(iheap.NumClasses-fabric.NumClasses) + uint(fabric.NumClasses-iheap.NumClasses)
 
 // set puts r in class c's heap with key k1, moving it if it was elsewhere.
 func (hs *classHeaps) set(r *ranked, c uint8, k1 int64) {
-	if r.class == c {
-		if r.k1 != k1 {
-			r.k1 = k1
-			hs.fix(r)
-		}
-		return
-	}
-	hs.remove(r)
-	r.k1 = k1
-	r.class = c
-	h := &hs.h[c]
-	r.idx = len(*h)
-	*h = append(*h, r)
-	hs.up(c, r.idx)
+	hs.h.Set(r, c, iheap.Key{k1, r.id})
 }
 
 // remove takes r out of its heap, if it is in one.
-func (hs *classHeaps) remove(r *ranked) {
-	c := r.class
-	if c == 0 {
-		return
-	}
-	h := hs.h[c]
-	i, n := r.idx, len(h)-1
-	if i != n {
-		hs.swap(c, i, n)
-	}
-	h[n] = nil
-	hs.h[c] = h[:n]
-	if i != n {
-		if !hs.down(c, i) {
-			hs.up(c, i)
-		}
-	}
-	r.class, r.idx = 0, -1
-}
-
-func (hs *classHeaps) fix(r *ranked) {
-	if !hs.down(r.class, r.idx) {
-		hs.up(r.class, r.idx)
-	}
-}
+func (hs *classHeaps) remove(r *ranked) { hs.h.Remove(r) }
 
 // min returns the best QP of the highest-priority class not in paused.
-func (hs *classHeaps) min(paused uint8) *ranked {
-	for c := uint8(1); c < fabric.NumClasses; c++ {
-		if paused&(1<<c) == 0 && len(hs.h[c]) > 0 {
-			return hs.h[c][0]
-		}
-	}
-	return nil
-}
+func (hs *classHeaps) min(paused uint8) *ranked { return hs.h.First(paused) }
 
 // best returns the QP with the smallest key over every class not in
 // paused (ties by id): order by key, with the class only a wire tag.
-func (hs *classHeaps) best(paused uint8) *ranked {
-	var b *ranked
-	for c := uint8(1); c < fabric.NumClasses; c++ {
-		if paused&(1<<c) == 0 && len(hs.h[c]) > 0 && (b == nil || lessRanked(hs.h[c][0], b)) {
-			b = hs.h[c][0]
-		}
-	}
-	return b
-}
-
-func (hs *classHeaps) swap(c uint8, i, j int) {
-	h := hs.h[c]
-	h[i], h[j] = h[j], h[i]
-	h[i].idx = i
-	h[j].idx = j
-}
-
-func (hs *classHeaps) up(c uint8, i int) {
-	h := hs.h[c]
-	for i > 0 {
-		p := (i - 1) / 2
-		if !lessRanked(h[i], h[p]) {
-			return
-		}
-		hs.swap(c, i, p)
-		i = p
-	}
-}
-
-func (hs *classHeaps) down(c uint8, i int) bool {
-	h := hs.h[c]
-	start, n := i, len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && lessRanked(h[r], h[l]) {
-			m = r
-		}
-		if !lessRanked(h[m], h[i]) {
-			break
-		}
-		hs.swap(c, i, m)
-		i = m
-	}
-	return i > start
-}
+func (hs *classHeaps) best(paused uint8) *ranked { return hs.h.Best(paused) }
 
 // levelOf maps x onto thresholds t (ascending): 1 if x <= t[0], j if
 // t[j-2] < x <= t[j-1], len(t)+1 above the last. Linear: at most six

@@ -6,14 +6,17 @@ import "github.com/dcsim/dcsim/fabric"
 // receiver candidate can be re-ranked or removed in O(log n) and nothing
 // is boxed or allocated in steady state.
 //
-// The same heap code stands in sched/baselines (classHeaps) and rnic
-// (pacedHeap), typed for each element. One generic heap was tried and
-// measured (2026-12-01, interleaved benchstat, n=6): Pick became 11-14%
-// slower for SRPT, STORM and STORM sender-only and 45-85% slower for PIAS
-// and STORM software-only, because Go calls a type parameter's methods
-// through a dictionary, never inlined. Whole-network runs were within
-// noise (-2%), but a scheduler's Pick is on every packet's path, so the
-// copies stay.
+// The same heap code stands in rnic (pacedHeap), typed for its element;
+// sched/baselines uses internal/iheap. A generic heap whose order is a
+// method of the type parameter was tried and measured (2026-12-01,
+// interleaved benchstat, n=6): Pick 11-85% slower, because Go calls a type
+// parameter's methods through a dictionary, never inlined. internal/iheap
+// avoids that (keys of four int64s in an embedded iheap.Node, compared
+// without calling the item), and costs SRPT and PIAS nothing, but STORM
+// still measured slower with it (2026-12-02, CPU seconds of 3M decisions
+// with 1,000 ready QPs, 8 interleaved runs each: storm 0.58 -> 0.65 s,
+// +12%, p < 0.001; storm-sw 0.335 -> 0.40 s, +19%, p < 0.001; fair, not
+// changed, 0.28 -> 0.28), so these two copies stay.
 
 // lessQP orders eligible QPs within a class: (k1, k2, k3, id) ascending.
 // Urgency order sets k1 = -backlog, k2 = remaining bytes, k3 = the stamp

@@ -1,0 +1,41 @@
+// Package iheap is an indexed binary min-heap: each item keeps its place,
+// so that it can be re-keyed or removed in O(log n), and nothing is boxed
+// or allocated in steady state.
+//
+// An item type embeds a Node as its first field. The Node holds the item's
+// Key (four int64s compared lexicographically) and its index in the heap,
+// so the heap is a slice of *Node: comparisons read the keys through the
+// pointers and a move writes the new index, as a heap written by hand for
+// the type does, and the type parameter T only converts a *Node back to
+// the *T that holds it (the first Push checks, once per heap, that T
+// starts with a Node, so that the conversion is sound). No method of T is
+// ever called: a generic heap whose order was a method of the type
+// parameter was tried first (2026-12-01) and made a scheduler's Pick
+// 11-85% slower, because Go calls a type parameter's methods through a
+// dictionary and never inlines them.
+//
+// The caller gives the key whenever it changes (Fix, Classes.Set). The
+// algorithms are the hand-written heaps' own (sift up on a strict less,
+// sift down preferring the left child on ties, removal by swapping with
+// the last entry), so that equal keys break the same way and a scheduler
+// moved onto this package makes the same decisions.
+//
+// Classes is one heap per data class (NumClasses, fabric's eight; class
+// 0 means "in no heap"), with the two reads a scheduler makes: the head of
+// the highest-priority unpaused class (First) and the smallest key over
+// the unpaused heads (Best).
+//
+// sched/baselines (SRPT, PIAS) uses it. sched/storm keeps its two
+// hand-written heaps and rnic its pacing heap: STORM's Pick measured 12-19%
+// more CPU on this package (sched/storm/heap.go has the figures).
+//
+//	type qp struct {
+//		iheap.Node
+//		remaining int64
+//	}
+//	var h iheap.Heap[qp]
+//	h.Push(q, iheap.Key{q.remaining, id})
+//	best := h.Min()
+//	h.Fix(q, iheap.Key{q.remaining - 1000, id})
+//	h.Remove(q)
+package iheap
