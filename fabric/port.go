@@ -101,6 +101,9 @@ func (pt *Port) QueueBytes(c int) int64 { return pt.cls[c].bytes }
 // Head is the packet at the head of class c's queue, or nil.
 func (pt *Port) Head(c int) *Packet { return pt.cls[c].q.peek() }
 
+// EachQueued visits the packets queued in class c, head first.
+func (pt *Port) EachQueued(c int, f func(p *Packet)) { pt.cls[c].q.each(f) }
+
 // QueuedBytes is the number of bytes queued in all classes.
 func (pt *Port) QueuedBytes() int64 { return pt.qTotal }
 

@@ -37,8 +37,13 @@
 // # ARNs
 //
 // A port that becomes a Root generates an ARN {destination, output port,
-// class, ARNid, the root's tier}: the destination is that of the packet at
-// the head of the root's queue. The root's switch handles it as every
+// class, ARNid, the root's tier}: the destination is the one with the most
+// bytes in the root's queue. (The paper gives the field, not how a root
+// picks it. The packet at the head of the queue was the first reading
+// tried: at a root below the hot spot's leaf, where hot-spot and other
+// traffic share a queue, it sometimes named a victim's destination, whose
+// flow was then adapted into the AFC behind the tree and stalled until
+// the entry expired.) The root's switch handles it as every
 // switch handles an arriving one (handle):
 //
 //   - an ARNid seen before at this switch is a duplicate and is dropped;

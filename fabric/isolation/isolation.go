@@ -309,12 +309,12 @@ func (iso *Isolation) generate(now engine.Time, d *detector, clear bool) {
 		m.dst = d.lastDst
 		iso.Clears++
 	} else {
-		// The destination is that of the packet at the head of the root's
-		// queue; a refreshing root whose class has drained into the AFC
-		// keeps its last one.
+		// The destination is the one with the most bytes in the root's
+		// queue (the lowest on a tie); a refreshing root whose class has
+		// drained into the AFC keeps its last one.
 		m.dst = d.lastDst
-		if head := d.sw.Ports[d.port].Head(int(d.class)); head != nil {
-			m.dst = head.Dst
+		if dst, ok := heaviest(d.sw.Ports[d.port], int(d.class)); ok {
+			m.dst = dst
 		} else if d.lastID < 0 {
 			panic("isolation: a new root with an empty queue")
 		}
@@ -324,4 +324,19 @@ func (iso *Isolation) generate(now engine.Time, d *detector, clear bool) {
 	}
 	iso.Generated++
 	iso.handle(now, d.sw, m)
+}
+
+// heaviest is the destination holding the most bytes in pt's class c
+// queue, the lowest one on a tie; false if the queue is empty. It runs
+// once per ARN, so a map is cheap enough.
+func heaviest(pt *fabric.Port, c int) (int32, bool) {
+	bytes := map[int32]int64{}
+	pt.EachQueued(c, func(p *fabric.Packet) { bytes[p.Dst] += int64(p.Size) })
+	best, most := int32(-1), int64(-1)
+	for dst, b := range bytes {
+		if b > most || b == most && dst < best {
+			best, most = dst, b
+		}
+	}
+	return best, most >= 0
 }
