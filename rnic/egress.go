@@ -1,0 +1,266 @@
+package rnic
+
+// Egress: readiness, pacing, the fabric.Source protocol, data and control packets out.
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+)
+
+// updateReady recomputes qp's readiness: data to send, window open, and a
+// pacing time no later than the moment the port can next transmit.
+func (h *Host) updateReady(qp *QP) {
+	h.updateReadyAt(qp, max(h.port.FreeAt(), h.c.Sim.Now()))
+}
+
+func (h *Host) updateReadyAt(qp *QP, freeAt engine.Time) {
+	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.tx.InFlight() < qp.window)
+	if want && qp.nextAvail > freeAt {
+		if qp.pacedIdx < 0 {
+			h.paced.push(qp)
+		} else {
+			h.paced.fix(qp)
+		}
+		want = false
+	} else if qp.pacedIdx >= 0 {
+		h.paced.remove(qp)
+	}
+	if want != qp.ready {
+		qp.ready = want
+		if want {
+			h.ready++
+		} else {
+			h.ready--
+		}
+		h.sched.ReadyChanged(qp)
+	}
+}
+
+// releasePaced makes QPs whose pacing time has come ready again.
+func (h *Host) releasePaced(now engine.Time) {
+	for h.paced.len() > 0 && h.paced.min().nextAvail <= now {
+		qp := h.paced.pop()
+		h.updateReady(qp)
+	}
+}
+
+// Next implements fabric.Source: control packets first, then the
+// scheduler's choice. The control queue is one FIFO (as the reference's
+// ACK queue): while its head's class is paused it waits, unless the head
+// is an ACK or NACK and the NIC gives ACKs high priority.
+func (h *Host) Next(now engine.Time) *fabric.Packet {
+	paused := h.port.PausedMask()
+	if p := h.ctrl.Head(); p != nil && (paused&(1<<p.Class) == 0 || h.pauseExempt(p)) {
+		return h.ctrl.Pop()
+	}
+	h.releasePaced(now)
+	if h.ready == 0 && !h.c.Cfg.Compat.NS3Egress {
+		h.armWake(now)
+		return nil
+	}
+	qp, class := h.sched.Pick(now, paused)
+	if qp == nil {
+		h.armWake(now)
+		return nil
+	}
+	if !qp.ready || class == 0 || class >= fabric.NumClasses || paused&(1<<class) != 0 {
+		panic(fmt.Sprintf("rnic: host %d: scheduler picked qp %d (ready %v) in class %d (paused %08b)",
+			h.ID, qp.ID, qp.ready, class, paused))
+	}
+	return h.sendData(now, qp, class)
+}
+
+// pauseExempt reports whether control packet p may leave although its
+// class is paused: an ACK or NACK of a NIC with AckHighPrio.
+func (h *Host) pauseExempt(p *fabric.Packet) bool {
+	return h.c.Cfg.AckHighPrio && (p.Kind == fabric.Ack || p.Kind == fabric.Nack)
+}
+
+// HasMore implements fabric.Source.
+func (h *Host) HasMore() bool {
+	if h.ctrl.Len() > 0 || h.ready > 0 || h.c.Cfg.Compat.NS3Egress && len(h.qps) > 0 {
+		return true
+	}
+	if h.paced.len() > 0 {
+		if t := h.paced.min().nextAvail; t <= h.port.FreeAt() {
+			return true
+		}
+		h.armWake(h.c.Sim.Now())
+	}
+	return false
+}
+
+// armWake schedules a wake-up at the earliest pacing time.
+func (h *Host) armWake(now engine.Time) {
+	if h.c.Cfg.Compat.NS3Egress {
+		h.ns3Wake(now)
+		return
+	}
+	if h.paced.len() == 0 {
+		return
+	}
+	t := max(h.paced.min().nextAvail, now)
+	if t < h.wakeAt {
+		h.wakeAt = t
+		h.c.Sim.At(t, h, evWake)
+	}
+}
+
+// ns3Wake is QbbNetDevice::DequeueAndTransmit's wake-up when nothing can
+// be sent (Compat.NS3Egress): the earliest pacing time of the QPs with
+// unsent bytes, if it is in the future and no wake-up is pending.
+func (h *Host) ns3Wake(now engine.Time) {
+	if h.wakeAt != engine.Never {
+		return
+	}
+	t := engine.Never
+	for _, qp := range h.qps {
+		if qp.tx.Unsent() > 0 {
+			t = min(t, qp.nextAvail)
+		}
+	}
+	if t > now && t != engine.Never {
+		h.wakeAt = t
+		h.c.Sim.At(t, h, evWake)
+	}
+}
+
+// ns3WakeEarlier is QbbNetDevice::UpdateNextAvail: a pending wake-up
+// later than t moves to t (or now). ns-3 cancels the old event; here it
+// stays queued and is remembered as stale, so that Fire skips it even
+// when a later wake-up falls on the same ns (that one was scheduled
+// later, so it runs later among that ns's events, as in ns-3).
+func (h *Host) ns3WakeEarlier(now, t engine.Time) {
+	if h.wakeAt != engine.Never && t < h.wakeAt {
+		h.staleWakes = append(h.staleWakes, h.wakeAt)
+		h.wakeAt = max(t, now)
+		h.c.Sim.At(h.wakeAt, h, evWake)
+	}
+}
+
+const (
+	evWake uint8 = iota
+	evRTOCheck
+)
+
+// Fire implements engine.Handler: pacing wake-ups and RTO checks.
+func (h *Host) Fire(now engine.Time, kind uint8) {
+	if kind == evRTOCheck {
+		h.checkRTO(now)
+		return
+	}
+	if h.c.Cfg.Compat.NS3Egress {
+		for i, t := range h.staleWakes {
+			if t == now { // a wake-up ns-3 cancelled (ns3WakeEarlier)
+				h.staleWakes = append(h.staleWakes[:i], h.staleWakes[i+1:]...)
+				return
+			}
+		}
+		if now != h.wakeAt {
+			panic(fmt.Sprintf("rnic: host %d: wake-up at %v, neither pending (%v) nor cancelled", h.ID, now, h.wakeAt))
+		}
+	}
+	if now == h.wakeAt {
+		h.wakeAt = engine.Never
+	}
+	h.releasePaced(now)
+	h.port.Kick(now)
+	if !h.c.Cfg.Compat.NS3Egress {
+		h.armWake(now)
+	}
+	// ns-3's m_nextSend runs DequeueAndTransmit, which sets the next
+	// wake-up only when it finds nothing to send (Next does that here);
+	// after a transmission the next TransmitComplete looks again.
+}
+
+func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
+	c := h.c
+	cfg := &c.Cfg
+	m := qp.msgs[qp.hol]
+	seq := qp.tx.Nxt
+	n := min(cfg.MTU, m.end-seq)
+	p := c.Net.Pool.Get()
+	p.Kind = fabric.Data
+	p.Class = class
+	p.ECT = true
+	p.Src, p.Dst = qp.Src, qp.Dst
+	p.SPort, p.DPort = qp.SPort, 100
+	p.Payload = uint16(n)
+	p.Size = uint16(cfg.Headers.DataWire(n, cfg.CC.HeaderBytes))
+	p.QP = int32(qp.ID)
+	p.Seq = seq
+	p.Last = seq+n == m.end
+	p.SentAt = now
+	retx := qp.tx.Sent(n)
+	if retx > 0 {
+		m.Retransmitted += retx
+		c.Counters.Retransmitted += retx
+	}
+	if m.FirstClass < 0 {
+		m.FirstClass = int8(class)
+	}
+	c.Counters.DataPackets++
+	c.Counters.PayloadSent += n
+	if h.stamper != nil {
+		h.stamper.Stamp(qp, p)
+	}
+	qp.lastClass = class
+	qp.lastSize = int64(p.Size)
+	switch {
+	case cfg.Compat.WholeNsPacing:
+		qp.nextAvail = now + qp.rate.TxTimeWholeNs(int64(p.Size))
+	case qp.rate < cfg.CCEnv.LineRate:
+		qp.nextAvail = now + qp.rate.TxTime(int64(p.Size))
+	default:
+		qp.nextAvail = now
+	}
+	if p.Last {
+		if c.OnSent != nil && !m.lastSent {
+			m.lastSent = true
+			c.OnSent(m, now+h.port.Rate.TxTime(int64(p.Size)))
+		}
+		qp.hol++
+		h.sched.HOLChanged(qp)
+	}
+	h.sched.Sent(qp, p)
+	if c.Observer != nil {
+		c.Observer.Sent(now, qp, p)
+	}
+	if qp.rtoAt == engine.Never && cfg.RTO > 0 {
+		qp.armRTO(now + cfg.RTO)
+	}
+	// The port sets its busy time after Next returns; readiness compares
+	// pacing against it, so account for this packet's serialization here.
+	h.updateReadyAt(qp, now+h.port.TxTime(int64(p.Size)))
+	return p
+}
+
+// sendControl queues a control packet ahead of all data.
+func (h *Host) sendControl(now engine.Time, p *fabric.Packet) {
+	h.ctrl.Push(p)
+	h.port.Kick(now)
+}
+
+// NewControl returns a pooled control packet of the given kind from this
+// host to dst, class and size set, for a scheduler to fill (Arg, QP, Seq)
+// and hand to SendControl.
+func (h *Host) NewControl(dst int, kind fabric.Kind, class uint8, size uint16) *fabric.Packet {
+	p := h.c.Net.Pool.Get()
+	p.Kind = kind
+	p.Src, p.Dst = int32(h.ID), int32(dst)
+	p.SPort, p.DPort = 4791, 4791
+	p.Class = class
+	p.Size = size
+	return p
+}
+
+// SendControl queues a scheduler's control packet (grant) ahead of data.
+// Grants cross the fabric like any packet, so they take an RTT and feel
+// congestion.
+func (h *Host) SendControl(p *fabric.Packet) {
+	h.c.Counters.ControlPackets++
+	h.c.Counters.ControlBytes += int64(p.Size)
+	h.sendControl(h.c.Sim.Now(), p)
+}

@@ -1,0 +1,95 @@
+package rnic
+
+// The QP table: choosing, opening and closing QPs, and finding them by id.
+
+import (
+	"math"
+
+	"github.com/dcsim/dcsim/engine"
+)
+
+func (h *Host) qpFor(m *Message) *QP {
+	if h.c.Cfg.Mapping.PerFlow {
+		return h.openQP(int32(m.Dst), true)
+	}
+	pq := h.pairs[int32(m.Dst)]
+	if pq == nil {
+		pq = &pairQPs{}
+		for i := 0; i < h.c.Cfg.Mapping.Pool; i++ {
+			pq.qps = append(pq.qps, h.openQP(int32(m.Dst), false))
+		}
+		h.pairs[int32(m.Dst)] = pq
+	}
+	qp := pq.qps[pq.next]
+	pq.next = (pq.next + 1) % len(pq.qps)
+	return qp
+}
+
+func (h *Host) openQP(dst int32, perFlow bool) *QP {
+	c := h.c
+	c.nextQP++
+	if c.nextQP > math.MaxInt32 {
+		// Packets carry the QP id in 32 bits (fabric.Packet.QP).
+		panic("rnic: more than 2^31-1 QPs opened in one run")
+	}
+	c.Counters.QPsOpened++
+	sport := h.nextPort(dst)
+	qp := &QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: sport, perFlow: perFlow,
+		pacedIdx: -1, ccAt: engine.Never, rtoAt: engine.Never}
+	qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
+	qp.rate = qp.cc.Rate()
+	qp.window = qp.cc.Window()
+	h.qps[qp.ID] = qp
+	for int64(len(c.byID)) <= qp.ID {
+		c.byID = append(c.byID, nil)
+		c.rxByID = append(c.rxByID, nil)
+	}
+	c.byID[qp.ID] = qp
+	h.sched.QPOpened(qp)
+	qp.armCC(c.Sim.Now())
+	return qp
+}
+
+// nextPort is the source port of a new QP towards dst.
+func (h *Host) nextPort(dst int32) uint16 {
+	if h.c.Cfg.Compat.PairPorts {
+		if h.pairPort == nil {
+			h.pairPort = map[int32]uint16{}
+		}
+		p, ok := h.pairPort[dst]
+		if !ok || p < 10000 {
+			p = 10000
+		}
+		h.pairPort[dst] = p + 1
+		return p
+	}
+	h.sport++
+	if h.sport < 10000 {
+		h.sport = 10000
+	}
+	return h.sport
+}
+
+func (h *Host) closeQP(qp *QP) {
+	if qp.ready {
+		qp.ready = false
+		h.ready--
+		h.sched.ReadyChanged(qp)
+	}
+	if qp.pacedIdx >= 0 {
+		h.paced.remove(qp)
+	}
+	qp.closed = true
+	delete(h.qps, qp.ID)
+	h.c.byID[qp.ID] = nil
+	h.c.Counters.QPsClosed++
+	h.sched.QPClosed(qp)
+}
+
+// qp is this host's open QP with the given id, or nil.
+func (h *Host) qp(id int32) *QP {
+	if qp := h.c.byID[id]; qp != nil && qp.host == h {
+		return qp
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package rnic
+
+// The requester: posting, ACK/NACK processing, completion and retransmission timeouts.
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/cc"
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/invariants"
+)
+
+func (h *Host) post(m *Message) {
+	c := h.c
+	now := c.Sim.Now()
+	m.Posted = now
+	m.FirstClass = -1
+	c.Counters.MessagesPosted++
+	qp := h.qpFor(m)
+	m.QP, m.QPID = qp, qp.ID
+	m.start = qp.tx.End
+	qp.tx.Post(m.Size)
+	m.end = qp.tx.End
+	qp.msgs = append(qp.msgs, m)
+	holChanged := qp.hol == len(qp.msgs)-1
+	h.sched.Posted(qp, m)
+	if holChanged {
+		h.sched.HOLChanged(qp)
+	}
+	h.updateReady(qp)
+	h.port.Kick(now)
+}
+
+// checkRTO times out every QP whose deadline has passed, in QP id order,
+// and schedules the next check at the earliest remaining deadline.
+func (h *Host) checkRTO(now engine.Time) {
+	if now != h.rtoCheckAt {
+		return // superseded by an earlier check
+	}
+	h.rtoCheckAt = engine.Never
+	next := engine.Never
+	h.expired = h.expired[:0]
+	for _, qp := range h.qps {
+		if qp.rtoAt == engine.Never {
+			continue
+		}
+		if qp.tx.InFlight() == 0 {
+			qp.rtoAt = engine.Never
+			continue
+		}
+		if qp.rtoAt <= now {
+			h.expired = append(h.expired, qp)
+		} else {
+			next = min(next, qp.rtoAt)
+		}
+	}
+	sortQPs(h.expired)
+	for _, qp := range h.expired {
+		qp.timeout(now)
+		next = min(next, qp.rtoAt)
+	}
+	if next != engine.Never {
+		h.rtoCheckAt = next
+		h.c.Sim.At(next, h, evRTOCheck)
+	}
+	if len(h.expired) > 0 {
+		clear(h.expired)
+		h.port.Kick(now)
+	}
+}
+
+func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
+	c := h.c
+	qp := h.qp(p.QP)
+	if qp == nil {
+		c.Counters.DroppedStaleAck++
+		return
+	}
+	nack := p.Kind == fabric.Nack
+	una := qp.tx.Una
+	var adv int64
+	if nack {
+		c.Counters.Nacks++
+		adv = qp.tx.OnNack(p.Seq)
+		qp.rewound()
+	} else {
+		c.Counters.Acks++
+		adv = qp.tx.OnAck(p.Seq)
+	}
+	if invariants.Enabled && qp.tx.Una < una {
+		panic(fmt.Sprintf("rnic: host %d qp %d: acknowledged point moved back from %d to %d", h.ID, qp.ID, una, qp.tx.Una))
+	}
+	if p.CNP {
+		c.Counters.CNPs++
+	}
+	// The feedback lives in the Host so that passing it through the
+	// interface does not allocate.
+	fb := &h.fb
+	*fb = cc.Feedback{Now: now, AckSeq: p.Seq, SndNxt: qp.tx.Nxt, NACK: nack, ECE: p.CNP}
+	if c.Cfg.CC.NeedsTimestamp {
+		fb.RTT = now - p.SentAt
+	}
+	if c.Cfg.CC.NeedsINT {
+		fb.INT = p.Hops()
+	}
+	if c.Cfg.CCEnv.NS3Arith { // the peer's transmission began a link delay and a serialization ago
+		fb.Scheduled = now - h.port.Delay - h.port.TxTime(int64(p.Size))
+	}
+	qp.cc.OnAck(fb)
+	fb.INT = nil
+	if adv > 0 && c.Cfg.RTO > 0 {
+		if qp.tx.InFlight() > 0 {
+			qp.armRTO(now + c.Cfg.RTO)
+		} else {
+			qp.rtoAt = engine.Never
+		}
+	}
+	// Complete every message whose last byte is now acknowledged.
+	done := 0
+	for done < len(qp.msgs) && qp.msgs[done].end <= qp.tx.Una {
+		done++
+	}
+	if done > 0 {
+		finished := qp.msgs[:done]
+		qp.msgs = qp.msgs[done:]
+		qp.hol -= done
+		if qp.hol < 0 {
+			qp.hol = 0
+		}
+		for _, m := range finished {
+			m.Done = true
+			m.Finished = now
+			c.Counters.MessagesDone++
+			if c.OnComplete != nil {
+				c.OnComplete(m)
+			}
+			m.QP = nil
+		}
+		clear(finished)
+	}
+	h.sched.Acked(qp)
+	if c.Observer != nil {
+		c.Observer.Acked(now, qp, p)
+	}
+	if qp.perFlow && len(qp.msgs) == 0 {
+		if cp := &c.Cfg.Compat; cp.NS3Egress && cp.RepaceOnlyHPCC && c.Cfg.CC.Name == "hpcc" {
+			// ns-3's ReceiveAck runs HandleAckHp after QpComplete, so the
+			// last ACK's ChangeRate still pulls the NIC's pending wake-up
+			// to the finished QP's (past) pacing time (rdma-hw.cc
+			// ReceiveAck, ChangeRate; QbbNetDevice::UpdateNextAvail).
+			r := qp.cc.Rate()
+			h.ns3WakeEarlier(now, qp.nextAvail+r.TxTimeWholeNs(qp.lastSize)-qp.rate.TxTimeWholeNs(qp.lastSize))
+		}
+		h.closeQP(qp)
+		if c.Cfg.Compat.NS3Egress {
+			h.port.Kick(now)
+		}
+		return
+	}
+	qp.applyCC(now)
+	h.port.Kick(now)
+}
