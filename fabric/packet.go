@@ -65,6 +65,7 @@ type Packet struct {
 	Payload      uint16 // data bytes carried (0 for control)
 	inPort       uint16 // ingress port index at the current switch (buffer accounting)
 	sentPaused   bool   // sent on its last hop into a paused class (a NIC's ACK; Switch.PauseIgnoredDrops)
+	Op           uint8  // transport opcode (rocev2.Opcode; 0 = none), in what was padding
 	QP           int32  // sender QP id
 	Seq          int64  // data: byte offset of the first payload byte; ACK/NACK: cumulative
 	Arg          int64  // kind-specific argument (PFC class, grant bytes, ...)

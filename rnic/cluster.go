@@ -124,6 +124,14 @@ type Cluster struct {
 	OnSent func(m *Message, at engine.Time)
 	// Observer receives QP trace points; nil costs one comparison each.
 	Observer Observer
+	// OnPlace, if set, is called when a data packet's payload is placed
+	// at its destination (accepted in order: SEND, WRITE and READ response
+	// data); the packet is valid only during the call. A responder model
+	// (eager or ordered placement, issue 17) hooks here.
+	OnPlace func(now engine.Time, at *Host, p *fabric.Packet)
+	// OnAtomic, if set, executes an ATOMIC at its target instead of
+	// Host.Atomic and returns the original value for the ATOMIC ACK.
+	OnAtomic func(now engine.Time, at *Host, m *Message) uint64
 
 	nextQP  int64
 	nextMsg int64
@@ -160,7 +168,7 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 	c := &Cluster{Sim: net.Sim, Net: net, Cfg: cfg,
 		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval}}
 	for i := range net.HostPorts {
-		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, pairs: map[int32]*pairQPs{},
+		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, pairs: map[int32]*pairQPs{}, responders: map[int64]*QP{},
 			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
 		h.port = net.Attach(i, h, h)
 		c.Hosts = append(c.Hosts, h)

@@ -4,17 +4,76 @@
 //
 // # Messages and QPs
 //
-// A workload posts Messages (src, dst, bytes). Config.Mapping maps them
-// onto QPs: per-flow (one QP per message, torn down when its last byte is
-// acknowledged: the reference model) or a pool of K QPs per ordered host
-// pair (per-pair = 1), chosen round robin, where messages queue FIFO on
-// their QP and later ones wait behind the head-of-line message. A QP's
-// messages share one byte stream; a data packet never spans two messages.
-// A message completes when the ACK covering its last byte reaches the
-// sender (the reference model's FCT end). Cluster.OnSent, when set, hears
-// of each message once more, earlier: when its last byte is first handed
-// to the port, with the time that packet's serialisation ends (SimAI's
-// send_finish; training workloads release a flow's sender then).
+// A workload posts Messages (src, dst, bytes): work requests (WQEs) whose
+// Verb is SEND (the zero value, what every built-in workload posts),
+// WRITE, READ or ATOMIC (FETCH_ADD, CMP_SWAP on an 8-byte word).
+// Config.Mapping maps them onto QPs: per-flow (one QP per message, torn
+// down when it completes: the reference model) or a pool of K QPs per
+// ordered host pair (per-pair = 1), chosen round robin, where messages
+// queue FIFO on their QP and later ones wait behind the head-of-line
+// message. A QP's messages share one sequence space (rocev2): a SEND's or
+// WRITE's bytes, one unit for a READ request or an ATOMIC, which carry no
+// payload (64 B and 76 B with ReferenceHeaders: RETH, AtomicETH); a data
+// packet never spans two messages. Every packet carries its opcode
+// (fabric.Packet.Op: SEND/WRITE/READ response first, middle, last, only;
+// READ request; FETCH_ADD, CMP_SWAP; ATOMIC ACK, ACK, NAK), and every
+// message records its first PSN (Message.PSN; a READ consumes as many
+// PSNs as its response has packets, as in InfiniBand). PSNs are
+// bookkeeping: the 64-byte packet has one spare byte, which the opcode
+// takes, so the wire carries the sequence offset (Seq) from which both
+// ends derive them.
+//
+// Completion is per opcode: a SEND or WRITE when the ACK covering its
+// last byte reaches the requester (the reference model's FCT end), a READ
+// when its last response packet arrives, an ATOMIC when its ATOMIC ACK
+// (with the 8 B original value, Message.Result) arrives; WQEs of one QP
+// complete in posting order, so a WQE whose condition holds early waits
+// for the ones before it. Message.OnDone, then Cluster.OnComplete, hear of
+// it. Cluster.OnSent, when set, hears of each message once more, earlier:
+// when its last packet is first handed to the port, with the time that
+// packet's serialisation ends (SimAI's send_finish; training workloads
+// release a flow's sender then).
+//
+// # Requester and responder
+//
+// The NIC's files have one job each: the QP table (qptable.go: mapping,
+// opening, closing), the requester (requester.go: posting, ACK/NACK and
+// READ-response completion, RTO), the responder (responder.go: receiving
+// data, ACK/NACK/CNP, READ responses and ATOMIC execution), and egress
+// (egress.go: readiness, pacing, the fabric.Source protocol, data and
+// control packets out).
+//
+// The responder sends data: a READ request accepted in order opens (or
+// finds) the responder context of the requester's QP at the target (QP
+// .Responder, QP.Peer), a QP of that host with its own CC state, and
+// queues the response there as a READ-response message. The context is
+// ranked by the host's scheduler (Posted, HOLChanged, ReadyChanged, Pick,
+// Sent like any QP) and paced by its CC; the requester acknowledges the
+// response data as it acknowledges a SEND, so the responder's CC gets ECN
+// echoes, RTT samples and INT (InfiniBand sends no ACK of a READ response;
+// a READ's requester re-reads from the first missing PSN instead, and
+// DCQCN's CNPs come from it as the notification point: the ACKs are
+// dcsim's way to give every algorithm its feedback, 60 B per response
+// packet at AckInterval 1). The responder sends no ACK for the READ
+// request itself: the response acknowledges it, as in InfiniBand. The
+// context closes when its responses are acknowledged. Response packets
+// use the requester QP's source port, so they hash as its ACKs do. ATOMICs
+// execute on the target's memory words (Host.Atomic, Word, SetWord) or
+// through Cluster.OnAtomic, and the ATOMIC ACK (60 B) carries the original
+// value. Control packets (ACK, NACK, CNP, ATOMIC ACK) keep the control
+// FIFO and its priority.
+//
+// # Hooks for one-sided verbs
+//
+// What an ordering checker and responder variants (issue 17) build on:
+// the opcode on the WQE (Message.Verb) and on every packet (Packet.Op);
+// the per-WQE completion callback (Message.OnDone); a fence on the
+// requester (Message.Wait: the WQE's first packet is held while the
+// predicate on the QP, typically on the WQEs before it, QP.Messages(), is
+// false; it is asked whenever the QP's readiness is recomputed, and
+// Cluster.Recheck asks again after outside state changed); and responder
+// hooks at data placement (Cluster.OnPlace, for every payload accepted at
+// its destination) and at atomic execution (Cluster.OnAtomic).
 //
 // # Egress
 //
@@ -41,7 +100,7 @@
 // send PAUSE.
 //
 // The Scheduler is notified of every event that can change its choice (QP
-// opened/closed, message posted, head-of-line change, readiness, packet
+// opened/closed, a requester's or a responder context's, message posted, head-of-line change, readiness, packet
 // sent, ACK, grant or control packet received, data received as a
 // receiver), reads per QP the head-of-line remaining bytes, the backlog
 // (messages queued behind the head), bytes in flight and readiness, and can

@@ -16,7 +16,8 @@ func (h *Host) updateReady(qp *QP) {
 }
 
 func (h *Host) updateReadyAt(qp *QP, freeAt engine.Time) {
-	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.tx.InFlight() < qp.window)
+	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.tx.InFlight() < qp.window) &&
+		(qp.waits == 0 || !qp.held())
 	if want && qp.nextAvail > freeAt {
 		if qp.pacedIdx < 0 {
 			h.paced.push(qp)
@@ -187,14 +188,25 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	p.ECT = true
 	p.Src, p.Dst = qp.Src, qp.Dst
 	p.SPort, p.DPort = qp.SPort, 100
-	p.Payload = uint16(n)
-	p.Size = uint16(cfg.Headers.DataWire(n, cfg.CC.HeaderBytes))
+	op := m.Verb.Packet(seq == m.start, seq+n == m.end)
+	p.Op = uint8(op)
+	payload := n
+	if op.Request() { // one unit of sequence space, no payload
+		payload = 0
+		p.Size = uint16(cfg.Headers.RequestWire(op, cfg.CC.HeaderBytes))
+	} else {
+		p.Size = uint16(cfg.Headers.DataWire(n, cfg.CC.HeaderBytes))
+	}
+	p.Payload = uint16(payload)
 	p.QP = int32(qp.ID)
 	p.Seq = seq
 	p.Last = seq+n == m.end
 	p.SentAt = now
+	if seq == m.start && m.Wait != nil && m.FirstClass < 0 {
+		qp.waits--
+	}
 	retx := qp.tx.Sent(n)
-	if retx > 0 {
+	if retx > 0 && payload > 0 {
 		m.Retransmitted += retx
 		c.Counters.Retransmitted += retx
 	}
@@ -202,7 +214,7 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 		m.FirstClass = int8(class)
 	}
 	c.Counters.DataPackets++
-	c.Counters.PayloadSent += n
+	c.Counters.PayloadSent += payload
 	if h.stamper != nil {
 		h.stamper.Stamp(qp, p)
 	}

@@ -33,6 +33,10 @@ type Host struct {
 	rtoCheckAt engine.Time   // pending RTO check event, Never if none
 	fb         cc.Feedback
 	expired    []*QP
+	// responders[q] is the responder context answering READs of the
+	// requester QP q (open while it has response data to deliver).
+	responders map[int64]*QP
+	mem        map[uint64]uint64 // memory words that ATOMICs have touched
 }
 
 type pairQPs struct {

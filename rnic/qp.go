@@ -19,9 +19,16 @@ type QP struct {
 	host    *Host
 	perFlow bool
 	closed  bool
-	tx      rocev2.Sender
-	msgs    []*Message // unacknowledged messages in posting order
-	hol     int        // index in msgs of the message holding the send point
+	// responder marks a responder-side context: the QP at a READ's target
+	// that sends the response data, through its host's scheduler and CC
+	// like any QP; peer is the requester's QP it answers.
+	responder bool
+	peer      *QP
+	nextPSN   int64 // PSN of the next message's first packet
+	waits     int   // unsent messages with a Wait predicate
+	tx        rocev2.Sender
+	msgs      []*Message // unacknowledged messages in posting order
+	hol       int        // index in msgs of the message holding the send point
 
 	cc        cc.Algorithm
 	rate      engine.Rate
@@ -43,6 +50,24 @@ type QP struct {
 
 // Host is the NIC the QP belongs to.
 func (qp *QP) Host() *Host { return qp.host }
+
+// Responder reports whether qp is a responder-side context: it sends the
+// data of READs posted on Peer, at Peer's destination.
+func (qp *QP) Responder() bool { return qp.responder }
+
+// Peer is, for a responder context, the requester's QP it answers; nil
+// for a requester's QP.
+func (qp *QP) Peer() *QP { return qp.peer }
+
+// held reports whether the message holding the send point waits for its
+// Wait predicate before its first packet.
+func (qp *QP) held() bool {
+	if qp.hol >= len(qp.msgs) {
+		return false
+	}
+	m := qp.msgs[qp.hol]
+	return m.Wait != nil && qp.tx.Nxt == m.start && !m.Wait(qp)
+}
 
 // Ready reports whether the QP may send a data packet now: it has unsent
 // bytes, its window is open and its pacing time has come.

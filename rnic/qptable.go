@@ -25,7 +25,25 @@ func (h *Host) qpFor(m *Message) *QP {
 	return qp
 }
 
+// openQP opens a requester's QP towards dst.
 func (h *Host) openQP(dst int32, perFlow bool) *QP {
+	return h.newQP(dst, perFlow, func() uint16 { return h.nextPort(dst) })
+}
+
+// openResponder opens the responder context that sends the READ response
+// data of the requester's QP q from this host (q's destination). It is a
+// QP like any other (its host's scheduler ranks it, its own CC state paces
+// it, the requester acknowledges its data) with q's source port, so its
+// packets hash as q's ACKs do; it closes when its responses are
+// acknowledged.
+func (h *Host) openResponder(q *QP) *QP {
+	rq := h.newQP(q.Src, true, func() uint16 { return q.SPort })
+	rq.responder, rq.peer = true, q
+	h.responders[q.ID] = rq
+	return rq
+}
+
+func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 	c := h.c
 	c.nextQP++
 	if c.nextQP > math.MaxInt32 {
@@ -33,7 +51,7 @@ func (h *Host) openQP(dst int32, perFlow bool) *QP {
 		panic("rnic: more than 2^31-1 QPs opened in one run")
 	}
 	c.Counters.QPsOpened++
-	sport := h.nextPort(dst)
+	sport := port()
 	qp := &QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: sport, perFlow: perFlow,
 		pacedIdx: -1, ccAt: engine.Never, rtoAt: engine.Never}
 	qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
@@ -80,6 +98,9 @@ func (h *Host) closeQP(qp *QP) {
 		h.paced.remove(qp)
 	}
 	qp.closed = true
+	if qp.responder {
+		delete(h.responders, qp.peer.ID)
+	}
 	delete(h.qps, qp.ID)
 	h.c.byID[qp.ID] = nil
 	h.c.Counters.QPsClosed++

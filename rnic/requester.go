@@ -9,19 +9,30 @@ import (
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/internal/invariants"
+	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
 func (h *Host) post(m *Message) {
+	h.c.Counters.MessagesPosted++
+	h.enqueue(h.qpFor(m), m)
+}
+
+// enqueue appends m to qp's send queue (a workload's WQE on a requester
+// QP, or a READ response on a responder context).
+func (h *Host) enqueue(qp *QP, m *Message) {
 	c := h.c
 	now := c.Sim.Now()
 	m.Posted = now
 	m.FirstClass = -1
-	c.Counters.MessagesPosted++
-	qp := h.qpFor(m)
 	m.QP, m.QPID = qp, qp.ID
+	m.PSN = qp.nextPSN
+	qp.nextPSN += m.Verb.PSNs(m.Size, c.Cfg.MTU)
 	m.start = qp.tx.End
-	qp.tx.Post(m.Size)
+	qp.tx.Post(m.units())
 	m.end = qp.tx.End
+	if m.Wait != nil {
+		qp.waits++
+	}
 	qp.msgs = append(qp.msgs, m)
 	holChanged := qp.hol == len(qp.msgs)-1
 	h.sched.Posted(qp, m)
@@ -109,6 +120,42 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	}
 	qp.cc.OnAck(fb)
 	fb.INT = nil
+	if rocev2.Opcode(p.Op) == rocev2.AtomicAck {
+		for _, m := range qp.msgs {
+			if m.end == p.Seq && m.Verb.Atomic() {
+				m.Result, m.responded = uint64(p.Arg), true
+				break
+			}
+		}
+	}
+	h.acknowledged(now, qp, adv, p)
+}
+
+// readArrived is the last packet of a READ response, accepted in order at
+// this host (the READ's requester): the READ has its data, and the
+// response acknowledges the request as in InfiniBand (the responder sends
+// no ACK for it).
+func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
+	rq := h.c.byID[p.QP] // the responder context, open until this data is acknowledged
+	q := rq.peer
+	for _, m := range q.msgs {
+		if m.Verb == rocev2.Read && !m.responded {
+			// Responses come in the order of their READs (one responder
+			// context per requester QP, in order).
+			m.responded = true
+			h.acknowledged(now, q, q.tx.OnAck(m.end), nil)
+			return
+		}
+	}
+	panic(fmt.Sprintf("rnic: host %d: READ response on qp %d for no pending READ of qp %d", h.ID, rq.ID, q.ID))
+}
+
+// acknowledged follows an acknowledgement of qp that advanced its
+// cumulative point by adv (p is the ACK or NACK, nil for a READ response):
+// the retransmission timer, completions in posting order, the scheduler
+// and the observer, and the QP's teardown or its CC's new rate.
+func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet) {
+	c := h.c
 	if adv > 0 && c.Cfg.RTO > 0 {
 		if qp.tx.InFlight() > 0 {
 			qp.armRTO(now + c.Cfg.RTO)
@@ -116,9 +163,10 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 			qp.rtoAt = engine.Never
 		}
 	}
-	// Complete every message whose last byte is now acknowledged.
+	// Complete the messages at the head whose completion condition holds
+	// (the ACK of their last byte, their READ response or ATOMIC ACK).
 	done := 0
-	for done < len(qp.msgs) && qp.msgs[done].end <= qp.tx.Una {
+	for done < len(qp.msgs) && qp.msgs[done].complete(qp.tx.Una) {
 		done++
 	}
 	if done > 0 {
@@ -131,16 +179,21 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		for _, m := range finished {
 			m.Done = true
 			m.Finished = now
-			c.Counters.MessagesDone++
-			if c.OnComplete != nil {
-				c.OnComplete(m)
+			if m.Verb != rocev2.ReadResponse { // a responder's own work is not a workload's WQE
+				c.Counters.MessagesDone++
+				if m.OnDone != nil {
+					m.OnDone(m)
+				}
+				if c.OnComplete != nil {
+					c.OnComplete(m)
+				}
 			}
 			m.QP = nil
 		}
 		clear(finished)
 	}
 	h.sched.Acked(qp)
-	if c.Observer != nil {
+	if c.Observer != nil && p != nil {
 		c.Observer.Acked(now, qp, p)
 	}
 	if qp.perFlow && len(qp.msgs) == 0 {
@@ -160,4 +213,15 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	}
 	qp.applyCC(now)
 	h.port.Kick(now)
+}
+
+// Recheck re-evaluates qp's readiness now: a WQE's Wait predicate that
+// depends on state outside the QP calls it when that state changes.
+func (c *Cluster) Recheck(qp *QP) {
+	if qp.closed {
+		return
+	}
+	now := c.Sim.Now()
+	qp.host.updateReady(qp)
+	qp.host.port.Kick(now)
 }

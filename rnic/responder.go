@@ -20,14 +20,20 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 		c.rxByID[p.QP] = rx
 	}
 	h.sched.Received(now, p)
+	op := rocev2.Opcode(p.Op)
+	units := int64(p.Payload)
+	if op.Request() {
+		units = 1 // a READ request or ATOMIC: one unit of sequence space, no payload
+	}
 	before := rx.r.Expected
-	resp, seq, echo := rx.r.OnData(now, p.Seq, int64(p.Payload), p.CE, p.Last, &c.recvCfg)
+	resp, seq, echo := rx.r.OnData(now, p.Seq, units, p.CE, p.Last, &c.recvCfg)
 	if invariants.Enabled && (rx.r.Expected < before || (rx.r.Expected > before && p.Seq != before)) {
 		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, rx.r.Expected, p.Seq))
 	}
+	accepted := rx.r.Expected > before
 	switch {
-	case rx.r.Expected > before:
-		c.Counters.PayloadInOrder += rx.r.Expected - before
+	case accepted:
+		c.Counters.PayloadInOrder += int64(p.Payload)
 	case p.Seq < before:
 		c.Counters.DuplicateData++
 	default:
@@ -40,23 +46,121 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 		cnp.Class = 0
 		h.sendControl(now, cnp)
 	}
+	var atomic *Message
+	if accepted {
+		switch {
+		case op == rocev2.ReadRequest:
+			h.respond(p)
+			if resp == rocev2.SendAck {
+				resp = rocev2.None // the response data acknowledges the request (as in InfiniBand)
+			}
+		case op.Request():
+			atomic = h.execute(now, p)
+		default:
+			if c.OnPlace != nil {
+				c.OnPlace(now, h, p)
+			}
+		}
+	}
 	if resp != rocev2.None {
-		kind := fabric.Ack
+		kind, aop := fabric.Ack, rocev2.AckOp
 		if resp == rocev2.SendNack {
-			kind = fabric.Nack
+			kind, aop = fabric.Nack, rocev2.NakOp
 		}
 		a := h.newReply(p, kind)
+		a.Op = uint8(aop)
 		a.Seq = seq
 		a.CNP = echo && c.Cfg.CNP == CNPOnAck
 		a.Size = uint16(c.Cfg.Headers.AckWire(c.Cfg.CC.HeaderBytes))
+		if atomic != nil && kind == fabric.Ack {
+			a.Op = uint8(rocev2.AtomicAck)
+			a.Arg = int64(atomic.Result)
+			a.Size = uint16(c.Cfg.Headers.AtomicAckWire(c.Cfg.CC.HeaderBytes))
+		}
 		a.SentAt = p.SentAt
 		a.INT, p.INT = p.INT, nil // the ACK echoes the data packet's INT stack
 		h.sendControl(now, a)
 	}
+	if accepted && (op == rocev2.ReadResponseLast || op == rocev2.ReadResponseOnly) {
+		h.readArrived(now, p)
+	}
 	// A per-flow QP's receive state ends with its message.
-	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+int64(p.Payload) {
+	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+units {
 		c.rxByID[p.QP] = nil
 	}
+}
+
+// request is the requester's WQE that the request packet p (a READ
+// request or an ATOMIC) carries: its extended transport header (RETH,
+// AtomicETH) is read from the WQE, which stays pending at the requester
+// until it completes.
+func (h *Host) request(p *fabric.Packet) *Message {
+	if q := h.c.byID[p.QP]; q != nil {
+		for _, m := range q.msgs {
+			if m.start == p.Seq {
+				return m
+			}
+		}
+	}
+	panic(fmt.Sprintf("rnic: host %d: request of qp %d at %d has no pending WQE", h.ID, p.QP, p.Seq))
+}
+
+// respond queues the data of the READ request p on the responder context
+// of p's QP (opened on demand): that context is a QP of this host, ranked
+// by its scheduler and paced by its congestion control like any other.
+func (h *Host) respond(p *fabric.Packet) {
+	m := h.request(p)
+	q := m.QP
+	rq := h.responders[q.ID]
+	if rq == nil {
+		rq = h.openResponder(q)
+	}
+	h.enqueue(rq, &Message{ID: m.ID, Src: h.ID, Dst: m.Src, Size: m.Size, Verb: rocev2.ReadResponse,
+		Generator: m.Generator, Tag: m.Tag, TxnID: m.TxnID, req: m})
+}
+
+// execute performs the ATOMIC request p on this host's memory (or through
+// Cluster.OnAtomic) and returns its WQE with Result set to the original
+// value, which the ATOMIC ACK carries back.
+func (h *Host) execute(now engine.Time, p *fabric.Packet) *Message {
+	m := h.request(p)
+	if h.c.OnAtomic != nil {
+		m.Result = h.c.OnAtomic(now, h, m)
+		return m
+	}
+	m.Result = h.Atomic(m)
+	return m
+}
+
+// Atomic executes the ATOMIC m on this host's memory (Word) and returns
+// the original value: FETCH_ADD adds Operand, CMP_SWAP stores Operand if
+// the word equals Compare.
+func (h *Host) Atomic(m *Message) uint64 {
+	if h.mem == nil {
+		h.mem = map[uint64]uint64{}
+	}
+	old := h.mem[m.Addr]
+	switch m.Verb {
+	case rocev2.FetchAdd:
+		h.mem[m.Addr] = old + m.Operand
+	case rocev2.CompareSwap:
+		if old == m.Compare {
+			h.mem[m.Addr] = m.Operand
+		}
+	}
+	return old
+}
+
+// Word is the 8-byte word at addr of this host's memory (0 until an
+// ATOMIC or SetWord writes it).
+func (h *Host) Word(addr uint64) uint64 { return h.mem[addr] }
+
+// SetWord writes the word at addr of this host's memory.
+func (h *Host) SetWord(addr, v uint64) {
+	if h.mem == nil {
+		h.mem = map[uint64]uint64{}
+	}
+	h.mem[addr] = v
 }
 
 // newReply makes a control packet from this host back to p's sender, for

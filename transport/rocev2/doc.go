@@ -3,8 +3,18 @@
 // and a packet's fields and answer with what to send; the NIC does the
 // scheduling and the packets.
 //
-// Sequence numbers are byte offsets in a QP's stream, as in the reference
-// model (a PSN is offset/MTU). The receiver accepts only the next expected
+// Sequence numbers are offsets in a QP's sequence space, as in the
+// reference model: SEND, WRITE and READ-response data occupy their bytes
+// (so CC sees byte sequences, as it does in the reference), and a READ
+// request or an ATOMIC, which carry no payload, occupy one unit (the PSN
+// they consume in InfiniBand). Opcode is a packet's BTH opcode (SEND,
+// WRITE and READ response first/middle/last/only, READ request,
+// FETCH_ADD, CMP_SWAP, ATOMIC ACK, ACK, NAK); Verb is a work request's,
+// and Verb.Packet gives the opcode of each of its packets, Verb.PSNs the
+// packet sequence numbers it consumes (a READ as many as its response has
+// packets). Headers.RequestWire and AtomicAckWire add the extended
+// transport headers (RETH 16 B, AtomicETH 28 B, AtomicAckETH 8 B). The
+// receiver accepts only the next expected
 // byte (go-back-N): an in-order packet is ACKed when the in-order point
 // passes the next milestone (AckInterval bytes; 1 = every packet, the
 // reference) or ends a message; a packet beyond a gap is discarded and

@@ -29,6 +29,32 @@ func (h Headers) DataWire(payload, extra int64) int64 { return payload + h.Data 
 // AckWire is the wire size of an ACK/NACK echoing extra CC bytes.
 func (h Headers) AckWire(extra int64) int64 { return max(h.AckMin, h.AckBase+extra) + h.Frame }
 
+// Extended transport headers of the requests without payload and of the
+// ATOMIC ACK (InfiniBand vol. 1, 9.3.3.3 RETH, 9.3.3.4 AtomicETH, 9.3.3.6
+// AtomicAckETH).
+const (
+	RETHBytes         = 16 // READ request: virtual address, rkey, DMA length
+	AtomicETHBytes    = 28 // ATOMIC: virtual address, rkey, swap/add and compare data
+	AtomicAckETHBytes = 8  // ATOMIC ACK: the original value
+)
+
+// RequestWire is the wire size of a READ request or ATOMIC (op) with
+// extra congestion-control header bytes: a data packet without payload
+// plus its extended transport header.
+func (h Headers) RequestWire(op Opcode, extra int64) int64 {
+	eth := int64(RETHBytes)
+	if op != ReadRequest {
+		eth = AtomicETHBytes
+	}
+	return h.DataWire(0, extra) + eth
+}
+
+// AtomicAckWire is the wire size of an ATOMIC ACK: an ACK with its 8 B
+// AtomicAckETH.
+func (h Headers) AtomicAckWire(extra int64) int64 {
+	return max(h.AckMin, h.AckBase+extra+AtomicAckETHBytes) + h.Frame
+}
+
 // CNPBytes is the size of a standalone CNP packet.
 func (h Headers) CNPBytes() int64 { return h.AckWire(0) }
 
