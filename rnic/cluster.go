@@ -41,7 +41,13 @@ type Config struct {
 	// queue is served ahead of data and a PAUSE of its class does not hold
 	// ACK/NACK back (ns-3 RdmaEgressQueue::ack_q_idx = 0). Switches still
 	// queue, admit and pause them with their class.
-	AckHighPrio  bool
+	AckHighPrio bool
+	// Selective selects the receiver: IRN-style selective repeat (the
+	// responder keeps out-of-order data and NACKs with the missing point
+	// and the range that arrived, the requester resends only lost ranges:
+	// rocev2.SelectiveSender and SelectiveReceiver) instead of in-order
+	// go-back-N (the reference model, the default).
+	Selective    bool
 	AckInterval  int64 // bytes between ACKs (1 = every packet)
 	NackInterval engine.Time
 	RTO          engine.Time // 0 = no retransmission timeout (the reference model)

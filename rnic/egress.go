@@ -7,6 +7,7 @@ import (
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
 // updateReady recomputes qp's readiness: data to send, window open, and a
@@ -16,7 +17,7 @@ func (h *Host) updateReady(qp *QP) {
 }
 
 func (h *Host) updateReadyAt(qp *QP, freeAt engine.Time) {
-	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.tx.InFlight() < qp.window) &&
+	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.inFlight() < qp.window) &&
 		(qp.waits == 0 || !qp.held())
 	if want && qp.nextAvail > freeAt {
 		if qp.pacedIdx < 0 {
@@ -182,6 +183,11 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	m := qp.msgs[qp.hol]
 	seq := qp.tx.Nxt
 	n := min(cfg.MTU, m.end-seq)
+	if qp.sr != nil {
+		if _, k, ok := qp.sr.Next(cfg.MTU); ok {
+			n = min(n, k) // a hole may end before its message does
+		}
+	}
 	p := c.Net.Pool.Get()
 	p.Kind = fabric.Data
 	p.Class = class
@@ -195,7 +201,11 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 		payload = 0
 		p.Size = uint16(cfg.Headers.RequestWire(op, cfg.CC.HeaderBytes))
 	} else {
-		p.Size = uint16(cfg.Headers.DataWire(n, cfg.CC.HeaderBytes))
+		w := cfg.Headers.DataWire(n, cfg.CC.HeaderBytes)
+		if op == rocev2.WriteFirst || op == rocev2.WriteOnly {
+			w += cfg.Headers.WriteRETH
+		}
+		p.Size = uint16(w)
 	}
 	p.Payload = uint16(payload)
 	p.QP = int32(qp.ID)
@@ -205,7 +215,13 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	if seq == m.start && m.Wait != nil && m.FirstClass < 0 {
 		qp.waits--
 	}
-	retx := qp.tx.Sent(n)
+	var retx int64
+	if qp.sr != nil {
+		retx = qp.sr.Sent(seq, n)
+		qp.syncSR()
+	} else {
+		retx = qp.tx.Sent(n)
+	}
 	if retx > 0 && payload > 0 {
 		m.Retransmitted += retx
 		c.Counters.Retransmitted += retx
@@ -233,8 +249,13 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 			m.lastSent = true
 			c.OnSent(m, now+h.port.Rate.TxTime(int64(p.Size)))
 		}
-		qp.hol++
-		h.sched.HOLChanged(qp)
+		if qp.sr == nil {
+			qp.hol++
+			h.sched.HOLChanged(qp)
+		}
+	}
+	if qp.sr != nil {
+		qp.rewound() // the next unit may be a hole in an earlier message or new data
 	}
 	h.sched.Sent(qp, p)
 	if c.Observer != nil {

@@ -48,6 +48,16 @@ type rxQP struct {
 	r       rocev2.Receiver
 	lastCNP engine.Time
 	cnpSent bool
+	sel     *rxSelective // Config.Selective only
+}
+
+// rxSelective is a receive QP's selective-repeat state: the receiver, the
+// ends of READ responses whose last packet arrived before the in-order
+// point reached them, and the end of the last message packet seen.
+type rxSelective struct {
+	r        rocev2.SelectiveReceiver
+	respEnds []int64
+	lastEnd  int64
 }
 
 // Wake tells the NIC that its scheduler's state changed so that Pick may

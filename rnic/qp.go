@@ -27,8 +27,13 @@ type QP struct {
 	nextPSN   int64 // PSN of the next message's first packet
 	waits     int   // unsent messages with a Wait predicate
 	tx        rocev2.Sender
-	msgs      []*Message // unacknowledged messages in posting order
-	hol       int        // index in msgs of the message holding the send point
+	// sr is the selective-repeat requester (Config.Selective), nil under
+	// go-back-N. It decides; tx mirrors it (syncSR: Una, End, HighSent, and
+	// Nxt = the next unit to send, a hole or new data), so that readiness,
+	// the HOL, the scheduler's view and Check read one state.
+	sr   *rocev2.SelectiveSender
+	msgs []*Message // unacknowledged messages in posting order
+	hol  int        // index in msgs of the message holding the send point
 
 	cc        cc.Algorithm
 	rate      engine.Rate
@@ -105,8 +110,40 @@ func (qp *QP) Backlog() int {
 // The slice is the QP's own; do not modify it.
 func (qp *QP) Messages() []*Message { return qp.msgs }
 
-// InFlight is the number of sent, unacknowledged bytes.
-func (qp *QP) InFlight() int64 { return qp.tx.InFlight() }
+// InFlight is the number of sent, unacknowledged bytes (under selective
+// repeat, everything below the highest byte sent that is not cumulatively
+// acknowledged).
+func (qp *QP) InFlight() int64 { return qp.inFlight() }
+
+func (qp *QP) inFlight() int64 {
+	if qp.sr != nil {
+		return qp.tx.HighSent - qp.tx.Una
+	}
+	return qp.tx.InFlight()
+}
+
+// syncSR mirrors the selective-repeat requester into tx.
+func (qp *QP) syncSR() {
+	s := qp.sr
+	qp.tx.Una, qp.tx.End, qp.tx.HighSent = s.Una, s.End, s.HighSent
+	if seq, _, ok := s.Next(qp.host.c.Cfg.MTU); ok {
+		qp.tx.Nxt = seq
+	} else {
+		qp.tx.Nxt = s.HighSent
+	}
+}
+
+// ackTo applies a cumulative acknowledgement up to seq and returns the
+// units it newly acknowledged.
+func (qp *QP) ackTo(seq int64) int64 {
+	if qp.sr == nil {
+		return qp.tx.OnAck(seq)
+	}
+	adv := qp.sr.OnAck(seq)
+	qp.syncSR()
+	qp.rewound()
+	return adv
+}
 
 // Unsent is the number of posted bytes not yet sent.
 func (qp *QP) Unsent() int64 { return qp.tx.Unsent() }
@@ -127,7 +164,8 @@ func (qp *QP) Window() int64 { return qp.window }
 // LastClass is the class of the QP's most recent data packet.
 func (qp *QP) LastClass() uint8 { return qp.lastClass }
 
-// rewound re-finds the HOL after go-back-N moved the send point back.
+// rewound re-finds the HOL after go-back-N moved the send point back (or
+// selective repeat moved it anywhere).
 func (qp *QP) rewound() {
 	old := qp.hol
 	qp.hol = 0
@@ -218,7 +256,12 @@ func (qp *QP) Fire(now engine.Time, _ uint8) {
 func (qp *QP) timeout(now engine.Time) {
 	h := qp.host
 	h.c.Counters.RTOs++
-	qp.tx.Rewind()
+	if qp.sr != nil {
+		qp.sr.OnTimeout()
+		qp.syncSR()
+	} else {
+		qp.tx.Rewind()
+	}
 	qp.rewound()
 	if rw, ok := h.sched.(Rewinder); ok {
 		rw.Rewound(qp)

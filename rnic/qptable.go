@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
 func (h *Host) qpFor(m *Message) *QP {
@@ -54,6 +55,9 @@ func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 	sport := port()
 	qp := &QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: sport, perFlow: perFlow,
 		pacedIdx: -1, ccAt: engine.Never, rtoAt: engine.Never}
+	if c.Cfg.Selective {
+		qp.sr = &rocev2.SelectiveSender{}
+	}
 	qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
 	qp.rate = qp.cc.Rate()
 	qp.window = qp.cc.Window()

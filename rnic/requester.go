@@ -30,6 +30,10 @@ func (h *Host) enqueue(qp *QP, m *Message) {
 	m.start = qp.tx.End
 	qp.tx.Post(m.units())
 	m.end = qp.tx.End
+	if qp.sr != nil {
+		qp.sr.Post(m.units())
+		qp.syncSR()
+	}
 	if m.Wait != nil {
 		qp.waits++
 	}
@@ -56,7 +60,7 @@ func (h *Host) checkRTO(now engine.Time) {
 		if qp.rtoAt == engine.Never {
 			continue
 		}
-		if qp.tx.InFlight() == 0 {
+		if qp.inFlight() == 0 {
 			qp.rtoAt = engine.Never
 			continue
 		}
@@ -91,11 +95,22 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	nack := p.Kind == fabric.Nack
 	una := qp.tx.Una
 	var adv int64
-	if nack {
+	switch {
+	case qp.sr != nil:
+		if nack {
+			c.Counters.Nacks++
+			adv = qp.sr.OnNack(p.Seq, rocev2.DecodeSack(p.Arg))
+		} else {
+			c.Counters.Acks++
+			adv = qp.sr.OnAck(p.Seq)
+		}
+		qp.syncSR()
+		qp.rewound()
+	case nack:
 		c.Counters.Nacks++
 		adv = qp.tx.OnNack(p.Seq)
 		qp.rewound()
-	} else {
+	default:
 		c.Counters.Acks++
 		adv = qp.tx.OnAck(p.Seq)
 	}
@@ -122,7 +137,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	fb.INT = nil
 	if rocev2.Opcode(p.Op) == rocev2.AtomicAck {
 		for _, m := range qp.msgs {
-			if m.end == p.Seq && m.Verb.Atomic() {
+			if m.Verb.Atomic() && !m.responded && m.end <= p.Seq {
 				m.Result, m.responded = uint64(p.Arg), true
 				break
 			}
@@ -143,7 +158,11 @@ func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
 			// Responses come in the order of their READs (one responder
 			// context per requester QP, in order).
 			m.responded = true
-			h.acknowledged(now, q, q.tx.OnAck(m.end), nil)
+			var adv int64
+			if q.sr == nil { // under selective repeat the responder ACKs the request itself
+				adv = q.ackTo(m.end)
+			}
+			h.acknowledged(now, q, adv, nil)
 			return
 		}
 	}
@@ -157,7 +176,7 @@ func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
 func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet) {
 	c := h.c
 	if adv > 0 && c.Cfg.RTO > 0 {
-		if qp.tx.InFlight() > 0 {
+		if qp.inFlight() > 0 {
 			qp.armRTO(now + c.Cfg.RTO)
 		} else {
 			qp.rtoAt = engine.Never

@@ -25,6 +25,10 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	if op.Request() {
 		units = 1 // a READ request or ATOMIC: one unit of sequence space, no payload
 	}
+	if c.Cfg.Selective {
+		h.receiveSelective(now, rx, p, op, units)
+		return
+	}
 	before := rx.r.Expected
 	resp, seq, echo := rx.r.OnData(now, p.Seq, units, p.CE, p.Last, &c.recvCfg)
 	if invariants.Enabled && (rx.r.Expected < before || (rx.r.Expected > before && p.Seq != before)) {
@@ -39,13 +43,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	default:
 		c.Counters.OutOfOrderData++
 	}
-	if p.CE && c.Cfg.CNP == CNPPacket && (!rx.cnpSent || now >= rx.lastCNP+c.Cfg.CNPInterval) {
-		rx.cnpSent, rx.lastCNP = true, now
-		cnp := h.newReply(p, fabric.CNP)
-		cnp.Size = uint16(c.Cfg.Headers.CNPBytes())
-		cnp.Class = 0
-		h.sendControl(now, cnp)
-	}
+	h.notifyCNP(now, rx, p)
 	var atomic *Message
 	if accepted {
 		switch {
@@ -63,23 +61,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 		}
 	}
 	if resp != rocev2.None {
-		kind, aop := fabric.Ack, rocev2.AckOp
-		if resp == rocev2.SendNack {
-			kind, aop = fabric.Nack, rocev2.NakOp
-		}
-		a := h.newReply(p, kind)
-		a.Op = uint8(aop)
-		a.Seq = seq
-		a.CNP = echo && c.Cfg.CNP == CNPOnAck
-		a.Size = uint16(c.Cfg.Headers.AckWire(c.Cfg.CC.HeaderBytes))
-		if atomic != nil && kind == fabric.Ack {
-			a.Op = uint8(rocev2.AtomicAck)
-			a.Arg = int64(atomic.Result)
-			a.Size = uint16(c.Cfg.Headers.AtomicAckWire(c.Cfg.CC.HeaderBytes))
-		}
-		a.SentAt = p.SentAt
-		a.INT, p.INT = p.INT, nil // the ACK echoes the data packet's INT stack
-		h.sendControl(now, a)
+		h.reply(now, p, resp, seq, rocev2.Span{}, echo, atomic)
 	}
 	if accepted && (op == rocev2.ReadResponseLast || op == rocev2.ReadResponseOnly) {
 		h.readArrived(now, p)
@@ -88,6 +70,124 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+units {
 		c.rxByID[p.QP] = nil
 	}
+}
+
+// receiveSelective is receiveData under selective repeat
+// (Config.Selective): a packet that is not a duplicate is accepted in
+// order or held (and placed either way: eager placement), READ requests
+// are answered and ACKed when they arrive, an out-of-order packet is
+// NACKed with the cumulative point and its own range; a READ completes
+// when the in-order point passes the end of its response. An ATOMIC out of
+// order is discarded and NACKed without a range (the requester resends it
+// in recovery): it executes in order, once.
+func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op rocev2.Opcode, units int64) {
+	c := h.c
+	if rx.sel == nil {
+		rx.sel = &rxSelective{}
+	}
+	sel := rx.sel
+	r := &sel.r
+	before := r.Expected
+	var atomic *Message
+	var resp rocev2.Response
+	var seq int64
+	var sack rocev2.Span
+	var echo bool
+	fresh := !r.Holds(p.Seq, units)
+	switch {
+	case op.Request() && op != rocev2.ReadRequest && p.Seq > before:
+		c.Counters.OutOfOrderData++
+		fresh = false
+		resp, seq = rocev2.SendNack, before
+	default:
+		resp, seq, sack, echo = r.OnData(p.Seq, units, p.CE, p.Last, &c.recvCfg)
+		switch {
+		case !fresh:
+			c.Counters.DuplicateData++
+		case r.Expected == before:
+			c.Counters.OutOfOrderData++
+		}
+	}
+	if invariants.Enabled && r.Expected < before {
+		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, r.Expected, p.Seq))
+	}
+	h.notifyCNP(now, rx, p)
+	if fresh {
+		c.Counters.PayloadInOrder += int64(p.Payload) // kept: it will be in order
+		switch {
+		case op == rocev2.ReadRequest:
+			h.respond(p)
+		case op.Request():
+			atomic = h.execute(now, p)
+		default:
+			if c.OnPlace != nil {
+				c.OnPlace(now, h, p)
+			}
+		}
+		if op == rocev2.ReadResponseLast || op == rocev2.ReadResponseOnly {
+			end := p.Seq + units
+			i := len(sel.respEnds)
+			for i > 0 && sel.respEnds[i-1] > end {
+				i--
+			}
+			sel.respEnds = append(sel.respEnds, 0)
+			copy(sel.respEnds[i+1:], sel.respEnds[i:])
+			sel.respEnds[i] = end
+		}
+		if p.Last {
+			sel.lastEnd = max(sel.lastEnd, p.Seq+units)
+		}
+	}
+	if resp != rocev2.None {
+		h.reply(now, p, resp, seq, sack, echo, atomic)
+	}
+	for len(sel.respEnds) > 0 && sel.respEnds[0] <= r.Expected {
+		sel.respEnds = sel.respEnds[1:]
+		h.readArrived(now, p)
+	}
+	if c.Cfg.Mapping.PerFlow && sel.lastEnd > 0 && r.Expected >= sel.lastEnd && r.Held() == 0 {
+		c.rxByID[p.QP] = nil
+	}
+}
+
+// notifyCNP sends a standalone CNP for a CE-marked packet (CNPPacket), at
+// most one per CNPInterval per receive QP.
+func (h *Host) notifyCNP(now engine.Time, rx *rxQP, p *fabric.Packet) {
+	c := h.c
+	if p.CE && c.Cfg.CNP == CNPPacket && (!rx.cnpSent || now >= rx.lastCNP+c.Cfg.CNPInterval) {
+		rx.cnpSent, rx.lastCNP = true, now
+		cnp := h.newReply(p, fabric.CNP)
+		cnp.Size = uint16(c.Cfg.Headers.CNPBytes())
+		cnp.Class = 0
+		h.sendControl(now, cnp)
+	}
+}
+
+// reply sends the ACK or NACK resp for the data packet p, with cumulative
+// point seq and, on a selective-repeat NACK, the range that arrived; an
+// ACK of an ATOMIC is its ATOMIC ACK with the original value.
+func (h *Host) reply(now engine.Time, p *fabric.Packet, resp rocev2.Response, seq int64, sack rocev2.Span, echo bool, atomic *Message) {
+	c := h.c
+	kind, aop := fabric.Ack, rocev2.AckOp
+	if resp == rocev2.SendNack {
+		kind, aop = fabric.Nack, rocev2.NakOp
+	}
+	a := h.newReply(p, kind)
+	a.Op = uint8(aop)
+	a.Seq = seq
+	a.CNP = echo && c.Cfg.CNP == CNPOnAck
+	a.Size = uint16(c.Cfg.Headers.AckWire(c.Cfg.CC.HeaderBytes))
+	switch {
+	case atomic != nil && kind == fabric.Ack:
+		a.Op = uint8(rocev2.AtomicAck)
+		a.Arg = int64(atomic.Result)
+		a.Size = uint16(c.Cfg.Headers.AtomicAckWire(c.Cfg.CC.HeaderBytes))
+	case sack.End > sack.Start:
+		a.Arg = rocev2.EncodeSack(sack)
+	}
+	a.SentAt = p.SentAt
+	a.INT, p.INT = p.INT, nil // the ACK echoes the data packet's INT stack
+	h.sendControl(now, a)
 }
 
 // request is the requester's WQE that the request packet p (a READ

@@ -67,15 +67,30 @@ type sentLog struct {
 	at        []engine.Time
 	responder []bool
 	op        []rocev2.Opcode
+	size      []uint16
 }
 
 func (o *sentLog) Sent(now engine.Time, qp *rnic.QP, p *fabric.Packet) {
 	o.at = append(o.at, now)
 	o.responder = append(o.responder, qp.Responder())
 	o.op = append(o.op, rocev2.Opcode(p.Op))
+	o.size = append(o.size, p.Size)
 }
 func (o *sentLog) Acked(engine.Time, *rnic.QP, *fabric.Packet)                {}
 func (o *sentLog) RateChange(engine.Time, *rnic.QP, engine.Rate, engine.Rate) {}
+
+// one runs a single message of verb v and size bytes from host 0 to host
+// 1 to the end and returns it with the log of data packets sent.
+func (r *rig) one(t *testing.T, v rocev2.Verb, size int64) (*rnic.Message, *sentLog) {
+	t.Helper()
+	log := &sentLog{}
+	r.c.Observer = log
+	m := r.c.NewMessage(0, 1, size)
+	m.Verb = v
+	r.post(0, m)
+	r.drain(t)
+	return m, log
+}
 
 // The READ request (48 + 16 B RETH = 64 B) reaches B after two hops; B's
 // responder context sends the 3 response packets (1048 B) back to back at
@@ -83,12 +98,7 @@ func (o *sentLog) RateChange(engine.Time, *rnic.QP, engine.Rate, engine.Rate) {}
 // plus 2 serialisations and 2 us.
 func TestReadTiming(t *testing.T) {
 	r := verbRig(t, lineRateSpec(), nil, nil)
-	log := &sentLog{}
-	r.c.Observer = log
-	m := r.c.NewMessage(0, 1, 3000)
-	m.Verb = rocev2.Read
-	r.post(0, m)
-	r.drain(t)
+	m, log := r.one(t, rocev2.Read, 3000)
 	atB := 2 * (ser(64) + engine.Microsecond)
 	want := atB + 2*ser(1048) + 2*ser(1048) + 2*engine.Microsecond
 	if !m.Done || m.Finished != want {
@@ -134,12 +144,7 @@ func queuedRates(rates ...engine.Rate) cc.Spec {
 // 1048*8/50G = 167.68 ns apart; the requester's QP stays at line rate.
 func TestReadResponsePacedByResponderCC(t *testing.T) {
 	r := verbRig(t, queuedRates(100*engine.Gbps, 50*engine.Gbps), nil, nil)
-	log := &sentLog{}
-	r.c.Observer = log
-	m := r.c.NewMessage(0, 1, 3000)
-	m.Verb = rocev2.Read
-	r.post(0, m)
-	r.drain(t)
+	m, log := r.one(t, rocev2.Read, 3000)
 	atB := 2 * (ser(64) + engine.Microsecond)
 	gap := engine.Time(1048 * 8 * 1000 / 50) // ps at 50 Gbps
 	for i, at := range log.at[1:] {
@@ -263,12 +268,7 @@ func TestWriteTimingIsSend(t *testing.T) {
 	var fct [2]engine.Time
 	for i, v := range []rocev2.Verb{rocev2.Send, rocev2.Write} {
 		r := verbRig(t, lineRateSpec(), nil, nil)
-		log := &sentLog{}
-		r.c.Observer = log
-		m := r.c.NewMessage(0, 1, 2500)
-		m.Verb = v
-		r.post(0, m)
-		r.drain(t)
+		m, log := r.one(t, v, 2500)
 		fct[i] = m.FCT()
 		first := rocev2.SendFirst
 		if v == rocev2.Write {
@@ -354,5 +354,20 @@ func TestOnPlace(t *testing.T) {
 	r.drain(t)
 	if placed[0] != 2500 || placed[1] != 1500 {
 		t.Errorf("placed: host 0 %d B, host 1 %d B; want 2500 (READ data) and 1500 (SEND)", placed[0], placed[1])
+	}
+}
+
+// With RealisticHeaders a WRITE's first packet carries its 16 B RETH:
+// 1000 + 62 + 20 + 16 B, then 1082 B and 582 B; a SEND's are 1082, 1082, 582.
+func TestWriteRETHRealistic(t *testing.T) {
+	for _, tc := range []struct {
+		v    rocev2.Verb
+		want []uint16
+	}{{rocev2.Send, []uint16{1082, 1082, 582}}, {rocev2.Write, []uint16{1098, 1082, 582}}} {
+		r := verbRig(t, lineRateSpec(), nil, func(c *rnic.Config) { c.Headers = rocev2.RealisticHeaders })
+		_, log := r.one(t, tc.v, 2500)
+		if len(log.size) != 3 || log.size[0] != tc.want[0] || log.size[1] != tc.want[1] || log.size[2] != tc.want[2] {
+			t.Errorf("%v: wire sizes %v, want %v", tc.v, log.size, tc.want)
+		}
 	}
 }

@@ -186,6 +186,13 @@
 //	realistic_headers false  true: 62 B of RoCEv2 headers (+16 B RETH on a
 //	                         WRITE's first packet) and 20 B of preamble and
 //	                         gap per frame instead of the reference 48 B
+//	receiver          inorder inorder: go-back-N, the responder accepts
+//	                         only the next packet (reference); selective:
+//	                         IRN-style selective repeat (out-of-order data
+//	                         kept, NACKs name the missing point and the
+//	                         range that arrived, only lost ranges resent),
+//	                         so packets of one QP may take different
+//	                         paths. The default prints nothing
 //	scheduler         fair   the RNIC scheduler; see Schedulers
 //	<scheduler>       {}     that scheduler's parameters, e.g. nic.storm:
 //	                         {slots_backlog: 1}; printed fully defaulted

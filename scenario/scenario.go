@@ -172,11 +172,14 @@ const (
 	ACKClassControl = "control"
 	CNPAckFlag      = "ack_flag"
 	CNPPacket       = "packet"
+	ReceiverInOrder = "inorder"
+	Selective       = "selective"
 )
 
 var (
 	ackClasses = []string{ACKClassAuto, ACKClassData, ACKClassControl}
 	cnpModes   = []string{CNPAckFlag, CNPPacket}
+	receivers  = []string{ReceiverInOrder, Selective}
 )
 
 // NIC is the host RNIC and its RoCEv2 transport.
@@ -191,7 +194,12 @@ type NIC struct {
 	CNP              string    `yaml:"cnp"`
 	CNPInterval      Duration  `yaml:"cnp_interval"`
 	RealisticHeaders bool      `yaml:"realistic_headers"`
-	Scheduler        string    `yaml:"scheduler"`
+	// Receiver is the transport's receiver: inorder (go-back-N, the
+	// reference; the empty default, which prints nothing so that existing
+	// scenarios keep their printed form and hash) or selective (IRN-style
+	// selective repeat).
+	Receiver  string `yaml:"receiver,omitempty"`
+	Scheduler string `yaml:"scheduler"`
 	// Params is the active scheduler's parameter struct: the pointer its
 	// Plugin.Params returned, decoded from nic.<scheduler>. It prints
 	// under that key.

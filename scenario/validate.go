@@ -83,6 +83,14 @@ func oneOf(path, what, v string, valid []string) *FieldError {
 	return fieldErr(path, "unknown %s %q (valid: %s)", what, v, strings.Join(valid, ", "))
 }
 
+// optionalOneOf is oneOf where the empty string (the default) is valid too.
+func optionalOneOf(path, what, v string, valid []string) *FieldError {
+	if v == "" {
+		return nil
+	}
+	return oneOf(path, what, v, valid)
+}
+
 func positiveRate(path string, r Rate) *FieldError {
 	if r <= 0 {
 		return fieldErr(path, "must be a positive rate, got %v", r)
@@ -347,6 +355,7 @@ func (s *Scenario) validateNIC() *FieldError {
 		nonNegativeTime(p+"rto", n.RTO, true),
 		oneOf(p+"cnp", "cnp mode", n.CNP, cnpModes),
 		nonNegativeTime(p+"cnp_interval", n.CNPInterval, false),
+		optionalOneOf(p+"receiver", "receiver", n.Receiver, receivers),
 	); fe != nil {
 		return fe
 	}

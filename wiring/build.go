@@ -203,6 +203,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	if s.NIC.CNP == scenario.CNPPacket {
 		ncfg.CNP = rnic.CNPPacket
 	}
+	ncfg.Selective = s.NIC.Receiver == scenario.Selective
 	if !alg.ReactsToECN {
 		ncfg.CNP = rnic.CNPNone // marks still happen; no CNP goes to a CC that ignores it
 	}

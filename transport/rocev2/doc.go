@@ -34,7 +34,7 @@
 // selective repeat (SIGCOMM 2018, "Revisiting Network Support for RDMA",
 // section 3.1; selective.go): out-of-order data is kept and NACKed with
 // its range, the requester resends only the lost ranges. They are tested
-// state machines that the NIC does not drive yet (rnic uses go-back-N).
+// state machines; rnic drives them under nic.receiver: selective.
 //
 // Headers gives wire sizes: ReferenceHeaders (data = payload + 48 B, ACK =
 // max(60, 46 + CC bytes)) and RealisticHeaders (62 B Ethernet/IP/UDP/BTH

@@ -9,6 +9,10 @@ type Headers struct {
 	AckBase int64 // ACK/NACK size before the CC's echoed bytes
 	AckMin  int64 // smallest ACK/NACK
 	Frame   int64 // per-frame overhead that occupies the wire (preamble + IFG)
+	// WriteRETH is added to a WRITE's first (or only) packet: its RETH.
+	// ReferenceHeaders' 48 B are the reference model's abstract header
+	// and add none, so a WRITE is a SEND on the wire.
+	WriteRETH int64
 }
 
 // ReferenceHeaders is the reference model's accounting (REFERENCE 4.1):
@@ -16,11 +20,11 @@ type Headers struct {
 var ReferenceHeaders = Headers{Data: 48, AckBase: 46, AckMin: 60}
 
 // RealisticHeaders counts Ethernet 14 + FCS 4 + IPv4 20 + UDP 8 + BTH 12 +
-// ICRC 4 = 62 B per data packet, 62 + AETH 4 = 66 B per ACK (Ethernet's
+// ICRC 4 = 62 B per data packet (+16 B RETH on a WRITE's first packet), 62 + AETH 4 = 66 B per ACK (Ethernet's
 // 64 B minimum respected), and 20 B of preamble and inter-frame gap per
 // frame. The gap is folded into the frame size, so queues and buffers count
 // it too (slightly pessimistic).
-var RealisticHeaders = Headers{Data: 62, AckBase: 66, AckMin: 64, Frame: 20}
+var RealisticHeaders = Headers{Data: 62, AckBase: 66, AckMin: 64, Frame: 20, WriteRETH: RETHBytes}
 
 // DataWire is the wire size of a data packet with payload bytes and extra
 // congestion-control header bytes.

@@ -118,3 +118,50 @@ func TestReceiverCoalescing(t *testing.T) {
 		t.Fatalf("%d ACKs with %d echoes, want 4 and 1", acks, echoes)
 	}
 }
+
+func TestRequestSizes(t *testing.T) {
+	h := ReferenceHeaders
+	for _, tc := range []struct {
+		name      string
+		got, want int64
+	}{
+		{"READ request", h.RequestWire(ReadRequest, 0), 64},
+		{"FETCH_ADD", h.RequestWire(FetchAddRequest, 0), 76},
+		{"CMP_SWAP with HPCC INT", h.RequestWire(CompareSwapRequest, 42), 118},
+		{"ATOMIC ACK", h.AtomicAckWire(0), 60},
+		{"ATOMIC ACK with HPCC INT", h.AtomicAckWire(42), 96},
+		{"realistic ATOMIC ACK", RealisticHeaders.AtomicAckWire(0), 94},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %d B, want %d", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestVerbOpcodes(t *testing.T) {
+	for _, tc := range []struct {
+		v           Verb
+		first, last bool
+		want        Opcode
+	}{
+		{Send, true, true, SendOnly}, {Send, true, false, SendFirst}, {Send, false, false, SendMiddle}, {Send, false, true, SendLast},
+		{Write, true, true, WriteOnly}, {Write, false, true, WriteLast},
+		{ReadResponse, true, false, ReadResponseFirst}, {ReadResponse, false, true, ReadResponseLast},
+		{Read, true, true, ReadRequest}, {FetchAdd, true, true, FetchAddRequest}, {CompareSwap, true, true, CompareSwapRequest},
+	} {
+		if got := tc.v.Packet(tc.first, tc.last); got != tc.want {
+			t.Errorf("%v first %v last %v: got %v, want %v", tc.v, tc.first, tc.last, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		v          Verb
+		size, want int64
+	}{{Send, 2500, 3}, {Send, 0, 1}, {Write, 1000, 1}, {Read, 3001, 4}, {FetchAdd, 8, 1}, {CompareSwap, 8, 1}} {
+		if got := tc.v.PSNs(tc.size, 1000); got != tc.want {
+			t.Errorf("%v of %d B: got %d PSNs, want %d", tc.v, tc.size, got, tc.want)
+		}
+	}
+	if s := EncodeSack(Span{123456789, 123457789}); DecodeSack(s) != (Span{123456789, 123457789}) {
+		t.Errorf("sack round trip: got %v", DecodeSack(s))
+	}
+}

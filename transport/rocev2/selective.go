@@ -15,8 +15,9 @@ package rocev2
 // Sequence numbers are byte offsets, as for Sender and Receiver; a range
 // stands for the packets (PSNs) it covers.
 //
-// These are the state machines only: rnic drives Sender and Receiver
-// (go-back-N) today, and the NIC's use of these is the next step.
+// rnic drives these when its receiver mode is selective (scenario
+// nic.receiver: selective); the NACK carries the range in its Arg
+// (EncodeSack).
 
 // Span is a byte range [Start, End) of a QP's stream.
 type Span struct{ Start, End int64 }
@@ -55,6 +56,14 @@ func (ss spans) trim(off int64) spans {
 	return ss
 }
 
+// EncodeSack packs a selectively acknowledged range into a NACK's 64-bit
+// argument: its start in the high 48 bits, its length (at most one
+// packet, below 2^16) in the low 16.
+func EncodeSack(s Span) int64 { return s.Start<<16 | (s.End - s.Start) }
+
+// DecodeSack is EncodeSack's inverse.
+func DecodeSack(a int64) Span { return Span{a >> 16, a>>16 + a&0xffff} }
+
 // SelectiveReceiver is the responder side of one RC QP under selective
 // repeat.
 type SelectiveReceiver struct {
@@ -62,6 +71,20 @@ type SelectiveReceiver struct {
 	held      spans // received ranges above Expected
 	milestone int64
 	ce        bool
+}
+
+// Holds reports whether every unit of [seq, seq+n) was already received
+// (below Expected or in a held range): a duplicate.
+func (r *SelectiveReceiver) Holds(seq, n int64) bool {
+	if seq+n <= r.Expected {
+		return true
+	}
+	for _, s := range r.held {
+		if s.Start <= seq && seq+n <= s.End {
+			return true
+		}
+	}
+	return false
 }
 
 // Held is the number of bytes received out of order and kept.
