@@ -174,7 +174,7 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 	c := &Cluster{Sim: net.Sim, Net: net, Cfg: cfg,
 		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval}}
 	for i := range net.HostPorts {
-		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, pairs: map[int32]*pairQPs{}, responders: map[int64]*QP{},
+		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, pairs: map[int32]*pairQPs{},
 			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
 		h.port = net.Attach(i, h, h)
 		c.Hosts = append(c.Hosts, h)
@@ -215,7 +215,11 @@ func (c *Cluster) Post(m *Message) {
 	if m.Src < 0 || m.Src >= len(c.Hosts) || m.Dst < 0 || m.Dst >= len(c.Hosts) || m.Src == m.Dst {
 		panic(fmt.Sprintf("rnic: message %d from %d to %d: bad endpoints", m.ID, m.Src, m.Dst))
 	}
-	if m.Size <= 0 {
+	if m.Verb.Atomic() {
+		if m.Ext == nil {
+			m.Ext = &Ext{} // its result needs a place
+		}
+	} else if m.Size <= 0 {
 		panic(fmt.Sprintf("rnic: message %d has size %d", m.ID, m.Size))
 	}
 	c.Hosts[m.Src].post(m)

@@ -26,9 +26,9 @@
 // Completion is per opcode: a SEND or WRITE when the ACK covering its
 // last byte reaches the requester (the reference model's FCT end), a READ
 // when its last response packet arrives, an ATOMIC when its ATOMIC ACK
-// (with the 8 B original value, Message.Result) arrives; WQEs of one QP
+// (with the 8 B original value, Message.Ext.Result) arrives; WQEs of one QP
 // complete in posting order, so a WQE whose condition holds early waits
-// for the ones before it. Message.OnDone, then Cluster.OnComplete, hear of
+// for the ones before it. Message.Ext.OnDone, then Cluster.OnComplete, hear of
 // it. Cluster.OnSent, when set, hears of each message once more, earlier:
 // when its last packet is first handed to the port, with the time that
 // packet's serialisation ends (SimAI's send_finish; training workloads
@@ -63,12 +63,39 @@
 // value. Control packets (ACK, NACK, CNP, ATOMIC ACK) keep the control
 // FIFO and its priority.
 //
+// # Receiver: in order or selective repeat
+//
+// Config.Selective (scenario nic.receiver: selective; default inorder)
+// replaces go-back-N by IRN-style selective repeat (Mittal et al.,
+// SIGCOMM 2018, section 3.1; rocev2.SelectiveSender and
+// SelectiveReceiver, driven here): the responder keeps out-of-order data
+// and answers each such packet with a NACK carrying the cumulative point
+// (Seq) and the packet's own range (Arg, rocev2.EncodeSack); the requester
+// resends only what lies below a selectively acknowledged byte and was not
+// acknowledged, once per recovery, then goes on with new data; a timeout
+// resends every unacknowledged byte not selectively acknowledged. The QP's
+// rocev2.Sender mirrors the selective sender (the send point is the next
+// hole or new data), so readiness, the HOL, the scheduler's view and Check
+// are unchanged; in flight is everything between the cumulative point and
+// the highest byte sent. Packets of one QP may then take different paths
+// (per-packet adaptive routing, fabric.Adaptive with FlowletGap 0, is
+// accepted only with this receiver). Choices: a packet held out of order
+// is placed when it arrives (Cluster.OnPlace sees it then: eager
+// placement), and a READ request is answered when it arrives; the
+// responder ACKs a READ request (a later READ's implicit acknowledgement
+// of everything before it would be wrong with holes); an ATOMIC that
+// arrives out of order is discarded and NACKed without a range, so it
+// executes once, in order (the requester resends it in recovery). A READ
+// completes when the requester's in-order point passes its response's end.
+// Without reordering or loss the two receivers give identical runs
+// (wiring TestSelectiveReceiverWithoutReorderingIsInOrder).
+//
 // # Hooks for one-sided verbs
 //
 // What an ordering checker and responder variants (issue 17) build on:
 // the opcode on the WQE (Message.Verb) and on every packet (Packet.Op);
-// the per-WQE completion callback (Message.OnDone); a fence on the
-// requester (Message.Wait: the WQE's first packet is held while the
+// the per-WQE completion callback (Message.Ext.OnDone); a fence on the
+// requester (Message.Ext.Wait: the WQE's first packet is held while the
 // predicate on the QP, typically on the WQEs before it, QP.Messages(), is
 // false; it is asked whenever the QP's readiness is recomputed, and
 // Cluster.Recheck asks again after outside state changed); and responder

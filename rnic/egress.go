@@ -212,7 +212,7 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	p.Seq = seq
 	p.Last = seq+n == m.end
 	p.SentAt = now
-	if seq == m.start && m.Wait != nil && m.FirstClass < 0 {
+	if seq == m.start && m.FirstClass < 0 && m.wait() != nil {
 		qp.waits--
 	}
 	var retx int64

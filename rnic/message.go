@@ -7,13 +7,50 @@ import (
 
 // Message is one work request (WQE) on a send queue from Src to Dst: a
 // SEND or WRITE of Size bytes, a READ of Size bytes from Dst, or an ATOMIC
-// on the 8-byte word at Addr of Dst (Size is ignored), by Verb; or a group
-// of them forming one transaction.
+// on the 8-byte word at Ext.Addr of Dst (Size is ignored), by Verb; or a
+// group of them forming one transaction.
 type Message struct {
-	ID       int64
-	Src, Dst int
-	Size     int64
-	Verb     rocev2.Verb // the zero value is SEND
+	ID        int64
+	Src, Dst  int
+	Size      int64
+	Generator string // which workload generator made it
+	Tag       string // workload-defined label (collective and step, incast event, ...)
+	TxnID     int64  // transaction id for schedulers that group work requests; 0 = none
+	User      any    // the workload's own handle, returned untouched on completion
+	// Ext holds what SEND-only workloads never set: an ATOMIC's operands
+	// and result, the completion callback and the fence. Nil for most
+	// messages, which keeps a Message at 168 B (the 176 B size class, as
+	// before verbs).
+	Ext *Ext
+
+	// Filled in by the NIC.
+	Posted engine.Time // when it was posted (the FCT start)
+	// Finished is when it completed: SEND and WRITE when the ACK of their
+	// last byte arrived, READ when the last response packet did, ATOMIC
+	// when its ATOMIC ACK did; later than that if an earlier WQE on the
+	// same QP completed later (completions are in posting order).
+	Finished engine.Time
+	// QP carries the message while it is pending; it is nil once the
+	// message is done (after OnComplete), so that finished messages do not
+	// keep their QPs' transport, CC and scheduler state alive. QPID stays.
+	QP            *QP
+	QPID          int64 // the QP's ID, set when the message is posted
+	Retransmitted int64
+	// PSN is the packet sequence number of its first packet; it consumes
+	// Verb.PSNs(Size, MTU) of them (a READ as many as its response has
+	// packets, as in InfiniBand).
+	PSN        int64
+	start, end int64 // range in the QP's sequence space (bytes; 1 unit for a READ or ATOMIC request)
+
+	Verb       rocev2.Verb // set by the workload; the zero value is SEND
+	Done       bool
+	FirstClass int8 // class of its first data packet, -1 until sent
+	lastSent   bool // OnSent was called
+	responded  bool // READ: its last response packet arrived; ATOMIC: its ATOMIC ACK did
+}
+
+// Ext is a Message's optional part.
+type Ext struct {
 	// Addr, Operand and Compare are an ATOMIC's target word, its addend
 	// (FETCH_ADD) or swap value (CMP_SWAP), and CMP_SWAP's compare value.
 	Addr, Operand, Compare uint64
@@ -28,37 +65,17 @@ type Message struct {
 	// recomputed (every ACK, completion, sent packet and rate change of
 	// the QP); a predicate on other state calls Cluster.Recheck when that
 	// state changes.
-	Wait      func(qp *QP) bool
-	Generator string // which workload generator made it
-	Tag       string // workload-defined label (collective and step, incast event, ...)
-	TxnID     int64  // transaction id for schedulers that group work requests; 0 = none
-	User      any    // the workload's own handle, returned untouched on completion
+	Wait func(qp *QP) bool
 
-	// Filled in by the NIC.
-	Posted engine.Time // when it was posted (the FCT start)
-	// Finished is when it completed: SEND and WRITE when the ACK of their
-	// last byte arrived, READ when the last response packet did, ATOMIC
-	// when its ATOMIC ACK did; later than that if an earlier WQE on the
-	// same QP completed later (completions are in posting order).
-	Finished engine.Time
-	Done     bool
-	// QP carries the message while it is pending; it is nil once the
-	// message is done (after OnComplete), so that finished messages do not
-	// keep their QPs' transport, CC and scheduler state alive. QPID stays.
-	QP            *QP
-	QPID          int64 // the QP's ID, set when the message is posted
-	FirstClass    int8  // class of its first data packet, -1 until sent
-	Retransmitted int64
+	req *Message // a READ response: the READ it answers
+}
 
-	// PSN is the packet sequence number of its first packet; it consumes
-	// Verb.PSNs(Size, MTU) of them (a READ as many as its response has
-	// packets, as in InfiniBand).
-	PSN int64
-
-	start, end int64    // range in the QP's sequence space (bytes; 1 unit for a READ or ATOMIC request)
-	lastSent   bool     // OnSent was called
-	responded  bool     // READ: its last response packet arrived; ATOMIC: its ATOMIC ACK did
-	req        *Message // READ response: the READ it answers
+// wait is m's fence predicate, or nil.
+func (m *Message) wait() func(*QP) bool {
+	if m.Ext == nil {
+		return nil
+	}
+	return m.Ext.Wait
 }
 
 // units is how much of its QP's sequence space m occupies: its bytes, or

@@ -71,7 +71,8 @@ func (qp *QP) held() bool {
 		return false
 	}
 	m := qp.msgs[qp.hol]
-	return m.Wait != nil && qp.tx.Nxt == m.start && !m.Wait(qp)
+	w := m.wait()
+	return w != nil && qp.tx.Nxt == m.start && !w(qp)
 }
 
 // Ready reports whether the QP may send a data packet now: it has unsent

@@ -40,6 +40,9 @@ func (h *Host) openQP(dst int32, perFlow bool) *QP {
 func (h *Host) openResponder(q *QP) *QP {
 	rq := h.newQP(q.Src, true, func() uint16 { return q.SPort })
 	rq.responder, rq.peer = true, q
+	if h.responders == nil {
+		h.responders = map[int64]*QP{}
+	}
 	h.responders[q.ID] = rq
 	return rq
 }

@@ -34,7 +34,7 @@ func (h *Host) enqueue(qp *QP, m *Message) {
 		qp.sr.Post(m.units())
 		qp.syncSR()
 	}
-	if m.Wait != nil {
+	if m.wait() != nil {
 		qp.waits++
 	}
 	qp.msgs = append(qp.msgs, m)
@@ -138,7 +138,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	if rocev2.Opcode(p.Op) == rocev2.AtomicAck {
 		for _, m := range qp.msgs {
 			if m.Verb.Atomic() && !m.responded && m.end <= p.Seq {
-				m.Result, m.responded = uint64(p.Arg), true
+				m.Ext.Result, m.responded = uint64(p.Arg), true
 				break
 			}
 		}
@@ -200,8 +200,8 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 			m.Finished = now
 			if m.Verb != rocev2.ReadResponse { // a responder's own work is not a workload's WQE
 				c.Counters.MessagesDone++
-				if m.OnDone != nil {
-					m.OnDone(m)
+				if m.Ext != nil && m.Ext.OnDone != nil {
+					m.Ext.OnDone(m)
 				}
 				if c.OnComplete != nil {
 					c.OnComplete(m)

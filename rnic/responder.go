@@ -180,7 +180,7 @@ func (h *Host) reply(now engine.Time, p *fabric.Packet, resp rocev2.Response, se
 	switch {
 	case atomic != nil && kind == fabric.Ack:
 		a.Op = uint8(rocev2.AtomicAck)
-		a.Arg = int64(atomic.Result)
+		a.Arg = int64(atomic.Ext.Result)
 		a.Size = uint16(c.Cfg.Headers.AtomicAckWire(c.Cfg.CC.HeaderBytes))
 	case sack.End > sack.Start:
 		a.Arg = rocev2.EncodeSack(sack)
@@ -216,7 +216,7 @@ func (h *Host) respond(p *fabric.Packet) {
 		rq = h.openResponder(q)
 	}
 	h.enqueue(rq, &Message{ID: m.ID, Src: h.ID, Dst: m.Src, Size: m.Size, Verb: rocev2.ReadResponse,
-		Generator: m.Generator, Tag: m.Tag, TxnID: m.TxnID, req: m})
+		Generator: m.Generator, Tag: m.Tag, TxnID: m.TxnID, Ext: &Ext{req: m}})
 }
 
 // execute performs the ATOMIC request p on this host's memory (or through
@@ -225,10 +225,10 @@ func (h *Host) respond(p *fabric.Packet) {
 func (h *Host) execute(now engine.Time, p *fabric.Packet) *Message {
 	m := h.request(p)
 	if h.c.OnAtomic != nil {
-		m.Result = h.c.OnAtomic(now, h, m)
+		m.Ext.Result = h.c.OnAtomic(now, h, m)
 		return m
 	}
-	m.Result = h.Atomic(m)
+	m.Ext.Result = h.Atomic(m)
 	return m
 }
 
@@ -239,13 +239,14 @@ func (h *Host) Atomic(m *Message) uint64 {
 	if h.mem == nil {
 		h.mem = map[uint64]uint64{}
 	}
-	old := h.mem[m.Addr]
+	x := m.Ext
+	old := h.mem[x.Addr]
 	switch m.Verb {
 	case rocev2.FetchAdd:
-		h.mem[m.Addr] = old + m.Operand
+		h.mem[x.Addr] = old + x.Operand
 	case rocev2.CompareSwap:
-		if old == m.Compare {
-			h.mem[m.Addr] = m.Operand
+		if old == x.Compare {
+			h.mem[x.Addr] = x.Operand
 		}
 	}
 	return old

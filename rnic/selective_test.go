@@ -131,8 +131,8 @@ func TestSelectiveRepeatVerbs(t *testing.T) {
 	var ms []*rnic.Message
 	for i, v := range []rocev2.Verb{rocev2.Write, rocev2.Read, rocev2.FetchAdd, rocev2.Send, rocev2.Read} {
 		m := r.c.NewMessage(0, 1, int64(5000+1000*i))
-		m.Verb, m.Operand = v, 3
-		m.OnDone = func(m *rnic.Message) { order = append(order, m.ID) }
+		m.Verb = v
+		m.Ext = &rnic.Ext{Operand: 3, OnDone: func(m *rnic.Message) { order = append(order, m.ID) }}
 		ms = append(ms, r.post(0, m))
 	}
 	r.drain(t)
@@ -141,7 +141,7 @@ func TestSelectiveRepeatVerbs(t *testing.T) {
 			t.Fatalf("completion order %v, want the posting order of %d WQEs", order, len(ms))
 		}
 	}
-	if ms[2].Result != 0 || r.c.Hosts[1].Word(0) != 3 {
-		t.Errorf("FETCH_ADD: result %d, word %d; want 0 and 3", ms[2].Result, r.c.Hosts[1].Word(0))
+	if ms[2].Ext.Result != 0 || r.c.Hosts[1].Word(0) != 3 {
+		t.Errorf("FETCH_ADD: result %d, word %d; want 0 and 3", ms[2].Ext.Result, r.c.Hosts[1].Word(0))
 	}
 }

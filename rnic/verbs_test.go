@@ -2,6 +2,7 @@ package rnic_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
@@ -239,13 +240,13 @@ func TestAtomicTiming(t *testing.T) {
 	r := verbRig(t, lineRateSpec(), nil, nil)
 	r.c.Hosts[1].SetWord(64, 10)
 	faa := r.c.NewMessage(0, 1, 8)
-	faa.Verb, faa.Addr, faa.Operand = rocev2.FetchAdd, 64, 5
+	faa.Verb, faa.Ext = rocev2.FetchAdd, &rnic.Ext{Addr: 64, Operand: 5}
 	r.post(0, faa)
 	casMiss := r.c.NewMessage(0, 1, 8)
-	casMiss.Verb, casMiss.Addr, casMiss.Compare, casMiss.Operand = rocev2.CompareSwap, 64, 10, 99
+	casMiss.Verb, casMiss.Ext = rocev2.CompareSwap, &rnic.Ext{Addr: 64, Compare: 10, Operand: 99}
 	r.post(engine.Millisecond, casMiss)
 	casHit := r.c.NewMessage(0, 1, 8)
-	casHit.Verb, casHit.Addr, casHit.Compare, casHit.Operand = rocev2.CompareSwap, 64, 15, 7
+	casHit.Verb, casHit.Ext = rocev2.CompareSwap, &rnic.Ext{Addr: 64, Compare: 15, Operand: 7}
 	r.post(2*engine.Millisecond, casHit)
 	r.drain(t)
 	want := 2*(ser(76)+engine.Microsecond) + 2*(ser(60)+engine.Microsecond)
@@ -254,8 +255,8 @@ func TestAtomicTiming(t *testing.T) {
 		m      *rnic.Message
 		result uint64
 	}{{"FETCH_ADD", faa, 10}, {"CMP_SWAP miss", casMiss, 15}, {"CMP_SWAP hit", casHit, 15}} {
-		if !tc.m.Done || tc.m.FCT() != want || tc.m.Result != tc.result {
-			t.Errorf("%s: done %v, fct %v, result %d; want done, %v, %d", tc.name, tc.m.Done, tc.m.FCT(), tc.m.Result, want, tc.result)
+		if !tc.m.Done || tc.m.FCT() != want || tc.m.Ext.Result != tc.result {
+			t.Errorf("%s: done %v, fct %v, result %d; want done, %v, %d", tc.name, tc.m.Done, tc.m.FCT(), tc.m.Ext.Result, want, tc.result)
 		}
 	}
 	if got := r.c.Hosts[1].Word(64); got != 7 {
@@ -299,7 +300,7 @@ func TestCompletionInPostingOrder(t *testing.T) {
 	send := r.post(0, r.c.NewMessage(0, 1, 1000))
 	var order []int64
 	for _, m := range []*rnic.Message{read, send} {
-		m.OnDone = func(m *rnic.Message) { order = append(order, m.ID) }
+		m.Ext = &rnic.Ext{OnDone: func(m *rnic.Message) { order = append(order, m.ID) }}
 	}
 	r.drain(t)
 	// The SEND's ACK is back at about 4.2 us; the READ's 100 packets take
@@ -327,7 +328,7 @@ func TestWaitHoldsWQE(t *testing.T) {
 	read.Verb = rocev2.Read
 	r.post(0, read)
 	send := r.c.NewMessage(0, 1, 1000)
-	send.Wait = func(qp *rnic.QP) bool { return qp.Messages()[0] == send }
+	send.Ext = &rnic.Ext{Wait: func(qp *rnic.QP) bool { return qp.Messages()[0] == send }}
 	r.post(0, send)
 	r.drain(t)
 	var sendAt engine.Time = -1
@@ -369,5 +370,13 @@ func TestWriteRETHRealistic(t *testing.T) {
 		if len(log.size) != 3 || log.size[0] != tc.want[0] || log.size[1] != tc.want[1] || log.size[2] != tc.want[2] {
 			t.Errorf("%v: wire sizes %v, want %v", tc.v, log.size, tc.want)
 		}
+	}
+}
+
+// A Message stays in the 176 B size class it had before verbs: the
+// verbs' rarely used fields live behind Message.Ext.
+func TestMessageSize(t *testing.T) {
+	if got := unsafe.Sizeof(rnic.Message{}); got != 168 {
+		t.Errorf("Message is %d B, want 168", got)
 	}
 }

@@ -19,8 +19,9 @@ type Routing struct {
 	// (fabric.Adaptive).
 	Kind string `yaml:"kind"`
 	// FlowletGap is the silence after which a flow may change port. It
-	// must be positive: per-packet adaptive routing (a gap of 0) reorders
-	// a QP's packets, and the NIC has no selective-repeat receiver yet.
+	// must be positive unless nic.receiver is selective: per-packet
+	// adaptive routing (a gap of 0) reorders a QP's packets, which only a
+	// selective-repeat receiver keeps.
 	// The default, 5 us, is the time a 100 Gbps port takes to drain the
 	// 64 KB VC buffer of the ARN+AFI set-up (REFERENCE.md 10.2), so a
 	// flowlet moved off a full queue does not overtake its predecessor.
@@ -36,7 +37,9 @@ func defaultRouting() *Routing {
 
 func (r *Routing) setDefaults() { *r = *defaultRouting() }
 
-func (r *Routing) validate() *FieldError {
+// validate checks the fields; selective reports a selective-repeat NIC
+// receiver, which allows per-packet adaptive routing.
+func (r *Routing) validate(selective bool) *FieldError {
 	const p = "switch.routing."
 	if r == nil {
 		return nil
@@ -44,8 +47,8 @@ func (r *Routing) validate() *FieldError {
 	if fe := oneOf(p+"kind", "routing kind", r.Kind, routingKinds); fe != nil {
 		return fe
 	}
-	if r.Kind == RoutingAdaptive && r.FlowletGap <= 0 {
-		return fieldErr(p+"flowlet_gap", "must be positive, got %v: per-packet adaptive routing reorders a QP's packets and the NIC has no selective-repeat receiver yet", r.FlowletGap)
+	if r.Kind == RoutingAdaptive && r.FlowletGap <= 0 && !selective {
+		return fieldErr(p+"flowlet_gap", "must be positive, got %v: per-packet adaptive routing reorders a QP's packets; it needs nic.receiver: selective", r.FlowletGap)
 	}
 	return firstErr(nonNegativeTime(p+"flowlet_gap", r.FlowletGap, false), slotCount(p+"flowlet_slots", r.FlowletSlots))
 }

@@ -87,7 +87,7 @@ func TestParseErrors(t *testing.T) {
 		{"pmax above 1", "switch:\n  ecn: {pmax: 1.5}\n", nil,
 			"scenario.yaml:2: switch.ecn.pmax: 1.5 is not in [0, 1]"},
 		{"per-packet adaptive routing", "switch:\n  routing: {kind: adaptive, flowlet_gap: 0s}\n", nil,
-			"scenario.yaml:2: switch.routing.flowlet_gap: must be positive, got 0s: per-packet adaptive routing reorders a QP's packets and the NIC has no selective-repeat receiver yet"},
+			"scenario.yaml:2: switch.routing.flowlet_gap: must be positive, got 0s: per-packet adaptive routing reorders a QP's packets; it needs nic.receiver: selective"},
 		{"flowlet slots not a power of two", "switch:\n  routing: {flowlet_slots: 1000}\n", nil,
 			"scenario.yaml:2: switch.routing.flowlet_slots: must be a power of two in [1, 2^24], got 1000"},
 		{"unknown routing kind", "switch:\n  routing: {kind: spray}\n", nil,

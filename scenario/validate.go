@@ -32,6 +32,7 @@ func (s *Scenario) validate(misplaced map[*Workload][]string) error {
 		s.validateTop,
 		s.Topology.validate,
 		s.Switch.validate,
+		s.validateRouting,
 		s.validateNIC,
 		func() *FieldError { return s.Switch.Isolation.validate(s.NIC.DataClass) },
 		func() *FieldError { return s.Switch.Queueing.validate(s.NIC.DataClass, s.Switch.Isolation) },
@@ -339,7 +340,13 @@ func (sw *Switch) validate() *FieldError {
 	if fe := oneOf(p+"int", "int mode", sw.INT, intModes); fe != nil {
 		return fe
 	}
-	return sw.Routing.validate()
+	return nil
+}
+
+// validateRouting checks switch.routing, which may route per packet only
+// when the NIC's receiver is selective.
+func (s *Scenario) validateRouting() *FieldError {
+	return s.Switch.Routing.validate(s.NIC.Receiver == Selective)
 }
 
 func (s *Scenario) validateNIC() *FieldError {
