@@ -18,7 +18,7 @@ func (h *Host) updateReady(qp *QP) {
 
 func (h *Host) updateReadyAt(qp *QP, freeAt engine.Time) {
 	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.inFlight() < qp.window) &&
-		(qp.waits == 0 || !qp.held())
+		(!qp.waiting() || !qp.held())
 	if want && qp.nextAvail > freeAt {
 		if qp.pacedIdx < 0 {
 			h.paced.push(qp)
@@ -213,7 +213,7 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	p.Last = seq+n == m.end
 	p.SentAt = now
 	if seq == m.start && m.FirstClass < 0 && m.wait() != nil {
-		qp.waits--
+		qp.ext.waits--
 	}
 	var retx int64
 	if qp.sr != nil {

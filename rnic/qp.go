@@ -16,17 +16,19 @@ type QP struct {
 	Src, Dst int32
 	SPort    uint16
 
-	host    *Host
 	perFlow bool
 	closed  bool
 	// responder marks a responder-side context: the QP at a READ's target
 	// that sends the response data, through its host's scheduler and CC
-	// like any QP; peer is the requester's QP it answers.
+	// like any QP.
 	responder bool
-	peer      *QP
-	nextPSN   int64 // PSN of the next message's first packet
-	waits     int   // unsent messages with a Wait predicate
-	tx        rocev2.Sender
+	ready     bool
+	lastClass uint8
+
+	host    *Host
+	ext     *qpExt // nil unless the QP is a responder context or has fenced WQEs
+	nextPSN int64  // PSN of the next message's first packet
+	tx      rocev2.Sender
 	// sr is the selective-repeat requester (Config.Selective), nil under
 	// go-back-N. It decides; tx mirrors it (syncSR: Una, End, HighSent, and
 	// Nxt = the next unit to send, a hole or new data), so that readiness,
@@ -40,10 +42,7 @@ type QP struct {
 	window    int64
 	nextAvail engine.Time
 	lastSize  int64 // wire size of the last packet sent (pacing recompute)
-	lastClass uint8
-
-	ready    bool
-	pacedIdx int
+	pacedIdx  int
 
 	rtoAt engine.Time // retransmission deadline, Never when nothing is in flight
 	ccAt  engine.Time // earliest pending CC timer event
@@ -52,6 +51,24 @@ type QP struct {
 	// here; the NIC never reads it.
 	SchedState any
 }
+
+// qpExt is a QP's rarely used part, out of line so that a QP stays in
+// the 208 B size class: peer is a responder context's requester QP, waits
+// the number of unsent messages with a Wait predicate.
+type qpExt struct {
+	peer  *QP
+	waits int
+}
+
+func (qp *QP) extension() *qpExt {
+	if qp.ext == nil {
+		qp.ext = &qpExt{}
+	}
+	return qp.ext
+}
+
+// waiting reports whether an unsent message of qp has a Wait predicate.
+func (qp *QP) waiting() bool { return qp.ext != nil && qp.ext.waits > 0 }
 
 // Host is the NIC the QP belongs to.
 func (qp *QP) Host() *Host { return qp.host }
@@ -62,7 +79,12 @@ func (qp *QP) Responder() bool { return qp.responder }
 
 // Peer is, for a responder context, the requester's QP it answers; nil
 // for a requester's QP.
-func (qp *QP) Peer() *QP { return qp.peer }
+func (qp *QP) Peer() *QP {
+	if qp.ext == nil {
+		return nil
+	}
+	return qp.ext.peer
+}
 
 // held reports whether the message holding the send point waits for its
 // Wait predicate before its first packet.

@@ -39,7 +39,8 @@ func (h *Host) openQP(dst int32, perFlow bool) *QP {
 // acknowledged.
 func (h *Host) openResponder(q *QP) *QP {
 	rq := h.newQP(q.Src, true, func() uint16 { return q.SPort })
-	rq.responder, rq.peer = true, q
+	rq.responder = true
+	rq.extension().peer = q
 	if h.responders == nil {
 		h.responders = map[int64]*QP{}
 	}
@@ -106,7 +107,7 @@ func (h *Host) closeQP(qp *QP) {
 	}
 	qp.closed = true
 	if qp.responder {
-		delete(h.responders, qp.peer.ID)
+		delete(h.responders, qp.ext.peer.ID)
 	}
 	delete(h.qps, qp.ID)
 	h.c.byID[qp.ID] = nil

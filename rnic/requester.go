@@ -35,7 +35,7 @@ func (h *Host) enqueue(qp *QP, m *Message) {
 		qp.syncSR()
 	}
 	if m.wait() != nil {
-		qp.waits++
+		qp.extension().waits++
 	}
 	qp.msgs = append(qp.msgs, m)
 	holChanged := qp.hol == len(qp.msgs)-1
@@ -152,7 +152,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 // no ACK for it).
 func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
 	rq := h.c.byID[p.QP] // the responder context, open until this data is acknowledged
-	q := rq.peer
+	q := rq.ext.peer
 	for _, m := range q.msgs {
 		if m.Verb == rocev2.Read && !m.responded {
 			// Responses come in the order of their READs (one responder

@@ -373,10 +373,14 @@ func TestWriteRETHRealistic(t *testing.T) {
 	}
 }
 
-// A Message stays in the 176 B size class it had before verbs: the
-// verbs' rarely used fields live behind Message.Ext.
+// A Message and a QP stay in the size classes they had before verbs (176
+// and 208 B): the verbs' rarely used fields live behind Message.Ext and
+// the QP's extension.
 func TestMessageSize(t *testing.T) {
 	if got := unsafe.Sizeof(rnic.Message{}); got != 168 {
 		t.Errorf("Message is %d B, want 168", got)
+	}
+	if got := unsafe.Sizeof(rnic.QP{}); got > 208 {
+		t.Errorf("QP is %d B, want at most 208", got)
 	}
 }
