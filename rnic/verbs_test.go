@@ -384,3 +384,21 @@ func TestMessageSize(t *testing.T) {
 		t.Errorf("QP is %d B, want at most 208", got)
 	}
 }
+
+// Cluster.OnAtomic replaces the target's execution: its value is what
+// the ATOMIC ACK carries back, and the host's memory is not touched.
+func TestOnAtomic(t *testing.T) {
+	r := verbRig(t, lineRateSpec(), nil, nil)
+	var at []int
+	r.c.OnAtomic = func(_ engine.Time, h *rnic.Host, m *rnic.Message) uint64 {
+		at = append(at, h.ID)
+		return 42 + m.Ext.Operand
+	}
+	m := r.c.NewMessage(0, 1, 8)
+	m.Verb, m.Ext = rocev2.FetchAdd, &rnic.Ext{Addr: 8, Operand: 1}
+	r.post(0, m)
+	r.drain(t)
+	if !m.Done || m.Ext.Result != 43 || len(at) != 1 || at[0] != 1 || r.c.Hosts[1].Word(8) != 0 {
+		t.Errorf("done %v, result %d, executed at %v, word %d; want done, 43, [1], 0", m.Done, m.Ext.Result, at, r.c.Hosts[1].Word(8))
+	}
+}
