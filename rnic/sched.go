@@ -16,7 +16,9 @@ import (
 type Scheduler interface {
 	// Attach is called once, before any other method.
 	Attach(h *Host)
-	// QPOpened and QPClosed bracket a QP's life on this NIC.
+	// QPOpened and QPClosed bracket a QP's life on this NIC: a
+	// requester's QP or a responder context that sends READ response data
+	// (QP.Responder), ranked like any other.
 	QPOpened(qp *QP)
 	QPClosed(qp *QP)
 	// Posted: message m was queued on qp (it may or may not be the HOL).
@@ -30,7 +32,8 @@ type Scheduler interface {
 	// Sent: a data packet of qp was handed to the port. The packet is
 	// final: a scheduler that writes into it does so in Stamp (Stamper).
 	Sent(qp *QP, p *fabric.Packet)
-	// Acked: an ACK or NACK for qp was processed (Una may have moved).
+	// Acked: an ACK or NACK for qp was processed (Una may have moved),
+	// or a READ response completed one of its READs.
 	Acked(qp *QP)
 	// Control: a Grant or Control packet arrived for this NIC's scheduler.
 	// The packet is returned to the pool after the call.
