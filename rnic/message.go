@@ -47,6 +47,7 @@ type Message struct {
 	FirstClass int8 // class of its first data packet, -1 until sent
 	lastSent   bool // OnSent was called
 	responded  bool // READ: its last response packet arrived; ATOMIC: its ATOMIC ACK did
+	answered   bool // READ: its target queued the response (once, duplicates of the request aside)
 }
 
 // Ext is a Message's optional part.
@@ -67,7 +68,8 @@ type Ext struct {
 	// state changes.
 	Wait func(qp *QP) bool
 
-	req *Message // a READ response: the READ it answers
+	req      *Message // a READ response: the READ it answers
+	executed bool     // an ATOMIC: it executed at its target
 }
 
 // wait is m's fence predicate, or nil.

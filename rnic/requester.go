@@ -152,6 +152,9 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 // no ACK for it).
 func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
 	rq := h.c.byID[p.QP] // the responder context, open until this data is acknowledged
+	if rq == nil {
+		return // a resent response of a context that closed
+	}
 	q := rq.ext.peer
 	for _, m := range q.msgs {
 		if m.Verb == rocev2.Read && !m.responded {
@@ -166,7 +169,8 @@ func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
 			return
 		}
 	}
-	panic(fmt.Sprintf("rnic: host %d: READ response on qp %d for no pending READ of qp %d", h.ID, rq.ID, q.ID))
+	// A resent response whose READ already completed: it looked new
+	// because a per-flow receive state ends with its last packet.
 }
 
 // acknowledged follows an acknowledgement of qp that advanced its

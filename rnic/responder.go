@@ -53,12 +53,19 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 				resp = rocev2.None // the response data acknowledges the request (as in InfiniBand)
 			}
 		case op.Request():
-			atomic = h.execute(now, p)
+			if atomic = h.execute(now, p); atomic == nil {
+				resp = rocev2.None // a stale duplicate of a completed ATOMIC
+			}
 		default:
 			if c.OnPlace != nil {
 				c.OnPlace(now, h, p)
 			}
 		}
+	} else if resp == rocev2.SendAck && op.Request() && op != rocev2.ReadRequest {
+		// A duplicate ATOMIC (resent after a timeout: its ATOMIC ACK was
+		// lost or late) is not executed again; its ATOMIC ACK is sent again
+		// with the value it returned, as an InfiniBand responder replays it.
+		atomic = h.execute(now, p)
 	}
 	if resp != rocev2.None {
 		h.reply(now, p, resp, seq, rocev2.Span{}, echo, atomic)
@@ -118,7 +125,9 @@ func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op 
 		case op == rocev2.ReadRequest:
 			h.respond(p)
 		case op.Request():
-			atomic = h.execute(now, p)
+			if atomic = h.execute(now, p); atomic == nil {
+				resp = rocev2.None // a stale duplicate of a completed ATOMIC
+			}
 		default:
 			if c.OnPlace != nil {
 				c.OnPlace(now, h, p)
@@ -190,11 +199,13 @@ func (h *Host) reply(now engine.Time, p *fabric.Packet, resp rocev2.Response, se
 	h.sendControl(now, a)
 }
 
-// request is the requester's WQE that the request packet p (a READ
+// pending is the requester's WQE that the request packet p (a READ
 // request or an ATOMIC) carries: its extended transport header (RETH,
 // AtomicETH) is read from the WQE, which stays pending at the requester
-// until it completes.
-func (h *Host) request(p *fabric.Packet) *Message {
+// until it completes. Nil for a stale duplicate that arrives after its WQE
+// completed (a per-flow QP's receive state ends with its last packet, so
+// such a duplicate looks new).
+func (h *Host) pending(p *fabric.Packet) *Message {
 	if q := h.c.byID[p.QP]; q != nil {
 		for _, m := range q.msgs {
 			if m.start == p.Seq {
@@ -202,14 +213,18 @@ func (h *Host) request(p *fabric.Packet) *Message {
 			}
 		}
 	}
-	panic(fmt.Sprintf("rnic: host %d: request of qp %d at %d has no pending WQE", h.ID, p.QP, p.Seq))
+	return nil
 }
 
 // respond queues the data of the READ request p on the responder context
 // of p's QP (opened on demand): that context is a QP of this host, ranked
 // by its scheduler and paced by its congestion control like any other.
 func (h *Host) respond(p *fabric.Packet) {
-	m := h.request(p)
+	m := h.pending(p)
+	if m == nil || m.answered {
+		return // a duplicate request (resent after a timeout)
+	}
+	m.answered = true
 	q := m.QP
 	rq := h.responders[q.ID]
 	if rq == nil {
@@ -221,9 +236,16 @@ func (h *Host) respond(p *fabric.Packet) {
 
 // execute performs the ATOMIC request p on this host's memory (or through
 // Cluster.OnAtomic) and returns its WQE with Result set to the original
-// value, which the ATOMIC ACK carries back.
+// value, which the ATOMIC ACK carries back. A WQE executes once: a
+// duplicate gets the first execution's value (InfiniBand's responder
+// replays an ATOMIC's response); a stale duplicate of a completed WQE
+// gets nil.
 func (h *Host) execute(now engine.Time, p *fabric.Packet) *Message {
-	m := h.request(p)
+	m := h.pending(p)
+	if m == nil || m.Ext.executed {
+		return m
+	}
+	m.Ext.executed = true
 	if h.c.OnAtomic != nil {
 		m.Ext.Result = h.c.OnAtomic(now, h, m)
 		return m

@@ -402,3 +402,49 @@ func TestOnAtomic(t *testing.T) {
 		t.Errorf("done %v, result %d, executed at %v, word %d; want done, 43, [1], 0", m.Done, m.Ext.Result, at, r.c.Hosts[1].Word(8))
 	}
 }
+
+// atomicAcks counts the ATOMIC ACKs a port transmits.
+type atomicAcks struct {
+	fabric.NopObserver
+	n int
+}
+
+func (o *atomicAcks) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
+	if rocev2.Opcode(p.Op) == rocev2.AtomicAck {
+		o.n++
+	}
+}
+
+// An RTO shorter than the RTT resends the ATOMIC before its ATOMIC ACK is
+// back (at 1.5 and 3 us; the ACK is back at 4.02 us): the target does not
+// execute the first duplicate (at 3.51 us), it sends the ATOMIC ACK again
+// with the value the first execution returned, and ignores the second
+// (at 5.01 us, after the WQE completed).
+func TestDuplicateAtomicReplayed(t *testing.T) {
+	r := verbRig(t, lineRateSpec(), nil, func(c *rnic.Config) { c.RTO = 1500 * engine.Nanosecond })
+	r.c.Hosts[1].SetWord(0, 100)
+	obs := &atomicAcks{}
+	r.net.HostPorts[1].Observer = obs
+	m := r.c.NewMessage(0, 1, 8)
+	m.Verb, m.Ext = rocev2.FetchAdd, &rnic.Ext{Operand: 1}
+	r.post(0, m)
+	r.drain(t)
+	if !m.Done || m.Ext.Result != 100 || r.c.Hosts[1].Word(0) != 101 || r.c.Counters.RTOs != 2 || obs.n != 2 {
+		t.Errorf("done %v, result %d, word %d, %d RTOs, %d ATOMIC ACKs; want done, 100, 101, 2, 2",
+			m.Done, m.Ext.Result, r.c.Hosts[1].Word(0), r.c.Counters.RTOs, obs.n)
+	}
+}
+
+// A READ request resent by a timeout before its response is back is
+// answered once: one responder context, 3000 B of response sent for the
+// first time (the context's own timeouts resend some of it), one
+// completion.
+func TestDuplicateReadAnsweredOnce(t *testing.T) {
+	r := verbRig(t, lineRateSpec(), nil, func(c *rnic.Config) { c.RTO = 1500 * engine.Nanosecond })
+	m, _ := r.one(t, rocev2.Read, 3000)
+	k := r.c.Counters
+	if !m.Done || len(r.done) != 1 || k.QPsOpened != 2 || k.PayloadSent-k.Retransmitted != 3000 || k.RTOs == 0 {
+		t.Errorf("done %v (%d completions), %d QPs, %d B sent new, %d RTOs; want done once, 2, 3000, at least 1",
+			m.Done, len(r.done), k.QPsOpened, k.PayloadSent-k.Retransmitted, k.RTOs)
+	}
+}
