@@ -43,7 +43,9 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	default:
 		c.Counters.OutOfOrderData++
 	}
-	h.notifyCNP(now, rx, p)
+	if p.CE && c.Cfg.CNP == CNPPacket {
+		h.notifyCNP(now, rx, p)
+	}
 	var atomic *Message
 	if accepted {
 		switch {
@@ -118,7 +120,9 @@ func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op 
 	if invariants.Enabled && r.Expected < before {
 		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, r.Expected, p.Seq))
 	}
-	h.notifyCNP(now, rx, p)
+	if p.CE && c.Cfg.CNP == CNPPacket {
+		h.notifyCNP(now, rx, p)
+	}
 	if fresh {
 		c.Counters.PayloadInOrder += int64(p.Payload) // kept: it will be in order
 		switch {
