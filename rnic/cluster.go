@@ -22,6 +22,24 @@ const (
 	CNPNone                  // no notification: the CC does not react to ECN marks
 )
 
+// AtomicOrder is the selective receiver's handling of an ATOMIC that
+// arrives out of PSN order.
+type AtomicOrder uint8
+
+// Atomic orders.
+const (
+	// AtomicResend discards it and NACKs without a range; the requester
+	// resends it in recovery, so it executes in PSN order (the default).
+	AtomicResend AtomicOrder = iota
+	// AtomicEager keeps it and executes it on arrival (ooo-eager): with
+	// eager placement of WRITE payload, a tail published by an ATOMIC can
+	// change before the data of an earlier WRITE is placed.
+	AtomicEager
+	// AtomicDeferred keeps it and executes it when every lower PSN has
+	// arrived (ooo-ordered).
+	AtomicDeferred
+)
+
 // Mapping is how messages map onto QPs (REFERENCE 6.1).
 type Mapping struct {
 	PerFlow bool // one QP per message (the reference model)
@@ -47,15 +65,23 @@ type Config struct {
 	// and the range that arrived, the requester resends only lost ranges:
 	// rocev2.SelectiveSender and SelectiveReceiver) instead of in-order
 	// go-back-N (the reference model, the default).
-	Selective    bool
-	AckInterval  int64 // bytes between ACKs (1 = every packet)
-	NackInterval engine.Time
-	RTO          engine.Time // 0 = no retransmission timeout (the reference model)
-	CNP          CNPMode
-	CNPInterval  engine.Time
-	Mapping      Mapping
-	CC           cc.Spec
-	CCEnv        cc.Env
+	Selective bool
+	// Atomics is what the selective receiver does with an ATOMIC that
+	// arrives before a lower PSN (REFERENCE.md 9.3); go-back-N never keeps
+	// one.
+	Atomics AtomicOrder
+	// ImplicitFence holds every ATOMIC until the WRITEs posted before it on
+	// its QP are acknowledged (ImplicitFence), the requester's fence of
+	// multi-path NICs (REFERENCE.md 9.3, fence = implicit).
+	ImplicitFence bool
+	AckInterval   int64 // bytes between ACKs (1 = every packet)
+	NackInterval  engine.Time
+	RTO           engine.Time // 0 = no retransmission timeout (the reference model)
+	CNP           CNPMode
+	CNPInterval   engine.Time
+	Mapping       Mapping
+	CC            cc.Spec
+	CCEnv         cc.Env
 	// Compat holds the reference model's behaviours where dcsim's default
 	// differs (scenario compat: hpcc-ns3); the zero value is dcsim's.
 	Compat Compat
@@ -218,6 +244,9 @@ func (c *Cluster) Post(m *Message) {
 	if m.Verb.Atomic() {
 		if m.Ext == nil {
 			m.Ext = &Ext{} // its result needs a place
+		}
+		if c.Cfg.ImplicitFence {
+			ImplicitFence(m)
 		}
 	} else if m.Size <= 0 {
 		panic(fmt.Sprintf("rnic: message %d has size %d", m.ID, m.Size))

@@ -58,6 +58,7 @@ type rxSelective struct {
 	r        rocev2.SelectiveReceiver
 	respEnds []int64
 	lastEnd  int64
+	atomics  []*Message // ATOMICs kept out of order (Config.Atomics), in PSN order
 }
 
 // Wake tells the NIC that its scheduler's state changed so that Pick may

@@ -4,6 +4,7 @@ package rnic
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
@@ -87,8 +88,10 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 // are answered and ACKed when they arrive, an out-of-order packet is
 // NACKed with the cumulative point and its own range; a READ completes
 // when the in-order point passes the end of its response. An ATOMIC out of
-// order is discarded and NACKed without a range (the requester resends it
-// in recovery): it executes in order, once.
+// order is, by Config.Atomics, discarded and NACKed without a range (the
+// requester resends it in recovery: it executes in order, once), or kept
+// and NACKed with its range like data, executed on arrival (eager) or when
+// the in-order point passes it (deferred), and ATOMIC ACKed then.
 func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op rocev2.Opcode, units int64) {
 	c := h.c
 	if rx.sel == nil {
@@ -104,7 +107,7 @@ func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op 
 	var echo bool
 	fresh := !r.Holds(p.Seq, units)
 	switch {
-	case op.Request() && op != rocev2.ReadRequest && p.Seq > before:
+	case op.Request() && op != rocev2.ReadRequest && p.Seq > before && c.Cfg.Atomics == AtomicResend:
 		c.Counters.OutOfOrderData++
 		fresh = false
 		resp, seq = rocev2.SendNack, before
@@ -128,6 +131,19 @@ func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op 
 		switch {
 		case op == rocev2.ReadRequest:
 			h.respond(p)
+		case op.Request() && p.Seq > before:
+			// Kept out of order (Config.Atomics eager or deferred): it is
+			// ATOMIC ACKed when the in-order point passes it.
+			if m := h.pending(p); m != nil {
+				if c.Cfg.Atomics == AtomicEager {
+					h.executeWQE(now, m)
+				}
+				i := len(sel.atomics)
+				for i > 0 && sel.atomics[i-1].end > m.end {
+					i--
+				}
+				sel.atomics = slices.Insert(sel.atomics, i, m)
+			}
 		case op.Request():
 			if atomic = h.execute(now, p); atomic == nil {
 				resp = rocev2.None // a stale duplicate of a completed ATOMIC
@@ -153,6 +169,12 @@ func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op 
 	}
 	if resp != rocev2.None {
 		h.reply(now, p, resp, seq, sack, echo, atomic)
+	}
+	for len(sel.atomics) > 0 && sel.atomics[0].end <= r.Expected {
+		m := sel.atomics[0]
+		sel.atomics = sel.atomics[1:]
+		h.executeWQE(now, m)
+		h.reply(now, p, rocev2.SendAck, r.Expected, rocev2.Span{}, false, m)
 	}
 	for len(sel.respEnds) > 0 && sel.respEnds[0] <= r.Expected {
 		sel.respEnds = sel.respEnds[1:]
@@ -246,16 +268,23 @@ func (h *Host) respond(p *fabric.Packet) {
 // gets nil.
 func (h *Host) execute(now engine.Time, p *fabric.Packet) *Message {
 	m := h.pending(p)
-	if m == nil || m.Ext.executed {
-		return m
+	if m != nil {
+		h.executeWQE(now, m)
+	}
+	return m
+}
+
+// executeWQE performs the ATOMIC m at this host unless it executed already.
+func (h *Host) executeWQE(now engine.Time, m *Message) {
+	if m.Ext.executed {
+		return
 	}
 	m.Ext.executed = true
 	if h.c.OnAtomic != nil {
 		m.Ext.Result = h.c.OnAtomic(now, h, m)
-		return m
+		return
 	}
 	m.Ext.Result = h.Atomic(m)
-	return m
 }
 
 // Atomic executes the ATOMIC m on this host's memory (Word) and returns

@@ -192,7 +192,14 @@
 //	                         kept, NACKs name the missing point and the
 //	                         range that arrived, only lost ranges resent),
 //	                         so packets of one QP may take different
-//	                         paths. The default prints nothing
+//	                         paths; an ATOMIC out of order is resent.
+//	                         ooo-eager, ooo-ordered: selective repeat that
+//	                         keeps an out-of-order ATOMIC and executes it
+//	                         on arrival, or once every lower PSN arrived
+//	                         (REFERENCE.md 9.3). The default prints nothing
+//	fence             none   implicit: an ATOMIC waits until the WRITEs
+//	                         before it on its QP are acknowledged (about
+//	                         one RTT); the default prints nothing
 //	scheduler         fair   the RNIC scheduler; see Schedulers
 //	<scheduler>       {}     that scheduler's parameters, e.g. nic.storm:
 //	                         {slots_backlog: 1}; printed fully defaulted

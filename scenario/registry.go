@@ -313,12 +313,22 @@ var adaptiveRouter = Router{Name: RoutingAdaptive, Doc: "per-flowlet adaptive ro
 		return &fabric.Adaptive{Salt: eng.Rand("ecmp").Uint32()}
 	}}
 
+// sprayRouter is switch.routing's kind spray (fabric.Spray), drawing
+// every packet's next hop from the "spray" stream.
+var sprayRouter = Router{Name: RoutingSpray, Doc: "per-packet spraying over the equal-cost next hops",
+	New: func(eng *engine.Sim, _ *fabric.Topology) fabric.Router {
+		return fabric.Spray{Rand: eng.Rand("spray").Uint32}
+	}}
+
 // RouterFor is the router of the scenario: switch.routing's when it names
 // one, otherwise the compat profile's. Wiring sets the adaptive router's
 // knobs from switch.routing.
 func RouterFor(s *Scenario) Router {
 	if r := s.Switch.Routing; r != nil && r.Kind == RoutingAdaptive {
 		return adaptiveRouter
+	}
+	if r := s.Switch.Routing; r != nil && r.Kind == RoutingSpray {
+		return sprayRouter
 	}
 	for _, r := range routers {
 		if r.Compat == s.Compat {

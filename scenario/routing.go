@@ -6,9 +6,12 @@ import "github.com/dcsim/dcsim/engine"
 const (
 	RoutingECMP     = "ecmp"
 	RoutingAdaptive = "adaptive"
+	// RoutingSpray is per-packet spraying: every packet takes a uniformly
+	// drawn equal-cost next hop (fabric.Spray, stream "spray").
+	RoutingSpray = "spray"
 )
 
-var routingKinds = []string{RoutingECMP, RoutingAdaptive}
+var routingKinds = []string{RoutingECMP, RoutingAdaptive, RoutingSpray}
 
 // Routing replaces the compat profile's router (switch.routing). Absent,
 // the switches route by the profile's ECMP, and the scenario prints as it
@@ -46,6 +49,9 @@ func (r *Routing) validate(selective bool) *FieldError {
 	}
 	if fe := oneOf(p+"kind", "routing kind", r.Kind, routingKinds); fe != nil {
 		return fe
+	}
+	if r.Kind == RoutingSpray && !selective {
+		return fieldErr(p+"kind", "spray reorders a QP's packets; it needs a selective nic.receiver (selective, ooo-eager or ooo-ordered)")
 	}
 	if r.Kind == RoutingAdaptive && r.FlowletGap <= 0 && !selective {
 		return fieldErr(p+"flowlet_gap", "must be positive, got %v: per-packet adaptive routing reorders a QP's packets; it needs nic.receiver: selective", r.FlowletGap)

@@ -174,12 +174,19 @@ const (
 	CNPPacket       = "packet"
 	ReceiverInOrder = "inorder"
 	Selective       = "selective"
+	// OOOEager and OOOOrdered are selective repeat with an ATOMIC that
+	// arrives out of order kept and executed on arrival, or when every
+	// lower PSN has arrived (REFERENCE.md 9.3); selective resends it.
+	OOOEager      = "ooo-eager"
+	OOOOrdered    = "ooo-ordered"
+	FenceImplicit = "implicit"
 )
 
 var (
 	ackClasses = []string{ACKClassAuto, ACKClassData, ACKClassControl}
 	cnpModes   = []string{CNPAckFlag, CNPPacket}
-	receivers  = []string{ReceiverInOrder, Selective}
+	receivers  = []string{ReceiverInOrder, Selective, OOOEager, OOOOrdered}
+	fences     = []string{"none", FenceImplicit}
 )
 
 // NIC is the host RNIC and its RoCEv2 transport.
@@ -197,13 +204,24 @@ type NIC struct {
 	// Receiver is the transport's receiver: inorder (go-back-N, the
 	// reference; the empty default, which prints nothing so that existing
 	// scenarios keep their printed form and hash) or selective (IRN-style
-	// selective repeat).
-	Receiver  string `yaml:"receiver,omitempty"`
+	// selective repeat), ooo-eager or ooo-ordered (selective repeat with
+	// out-of-order ATOMICs kept, SelectiveReceiver).
+	Receiver string `yaml:"receiver,omitempty"`
+	// Fence is the requester's fence on ATOMICs: none (the empty default,
+	// printing nothing) or implicit (an ATOMIC waits until the WRITEs
+	// before it on its QP are acknowledged).
+	Fence     string `yaml:"fence,omitempty"`
 	Scheduler string `yaml:"scheduler"`
 	// Params is the active scheduler's parameter struct: the pointer its
 	// Plugin.Params returned, decoded from nic.<scheduler>. It prints
 	// under that key.
 	Params any `yaml:"-"`
+}
+
+// SelectiveReceiver reports whether the receiver keeps out-of-order data
+// (every receiver but inorder).
+func (n *NIC) SelectiveReceiver() bool {
+	return n.Receiver != "" && n.Receiver != ReceiverInOrder
 }
 
 // rto is the retransmission timeout the RNIC takes: 0 for both "0" and

@@ -346,7 +346,7 @@ func (sw *Switch) validate() *FieldError {
 // validateRouting checks switch.routing, which may route per packet only
 // when the NIC's receiver is selective.
 func (s *Scenario) validateRouting() *FieldError {
-	return s.Switch.Routing.validate(s.NIC.Receiver == Selective)
+	return s.Switch.Routing.validate(s.NIC.SelectiveReceiver())
 }
 
 func (s *Scenario) validateNIC() *FieldError {
@@ -363,6 +363,7 @@ func (s *Scenario) validateNIC() *FieldError {
 		oneOf(p+"cnp", "cnp mode", n.CNP, cnpModes),
 		nonNegativeTime(p+"cnp_interval", n.CNPInterval, false),
 		optionalOneOf(p+"receiver", "receiver", n.Receiver, receivers),
+		optionalOneOf(p+"fence", "fence", n.Fence, fences),
 	); fe != nil {
 		return fe
 	}

@@ -203,7 +203,14 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	if s.NIC.CNP == scenario.CNPPacket {
 		ncfg.CNP = rnic.CNPPacket
 	}
-	ncfg.Selective = s.NIC.Receiver == scenario.Selective
+	ncfg.Selective = s.NIC.SelectiveReceiver()
+	switch s.NIC.Receiver {
+	case scenario.OOOEager:
+		ncfg.Atomics = rnic.AtomicEager
+	case scenario.OOOOrdered:
+		ncfg.Atomics = rnic.AtomicDeferred
+	}
+	ncfg.ImplicitFence = s.NIC.Fence == scenario.FenceImplicit
 	if !alg.ReactsToECN {
 		ncfg.CNP = rnic.CNPNone // marks still happen; no CNP goes to a CC that ignores it
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/scenario"
 )
 
@@ -28,16 +29,26 @@ func TestSelectiveReceiverWithoutReorderingIsInOrder(t *testing.T) {
 
 func TestReceiverKnob(t *testing.T) {
 	if _, err := scenario.Load("default", []string{"nic.receiver=sack"}); err == nil ||
-		!strings.Contains(err.Error(), `nic.receiver: unknown receiver "sack" (valid: inorder, selective)`) {
+		!strings.Contains(err.Error(), `nic.receiver: unknown receiver "sack" (valid: inorder, selective, ooo-eager, ooo-ordered)`) {
 		t.Errorf("nic.receiver=sack: got error %v, want one naming the field and the valid values", err)
 	}
-	for _, v := range []string{"inorder", "selective"} {
-		s, err := scenario.Load("default", []string{"nic.receiver=" + v})
+	for _, tc := range []struct {
+		v         string
+		selective bool
+		atomics   rnic.AtomicOrder
+	}{{"inorder", false, rnic.AtomicResend}, {"selective", true, rnic.AtomicResend},
+		{"ooo-eager", true, rnic.AtomicEager}, {"ooo-ordered", true, rnic.AtomicDeferred}} {
+		s, err := scenario.Load("default", []string{"nic.receiver=" + tc.v, "nic.fence=implicit"})
 		if err != nil {
-			t.Fatalf("nic.receiver=%s: %v", v, err)
+			t.Fatalf("nic.receiver=%s: %v", tc.v, err)
 		}
-		if sim, err := Build(s); err != nil || sim.Cluster.Cfg.Selective != (v == "selective") {
-			t.Errorf("nic.receiver=%s: build error %v, selective %v", v, err, sim != nil && sim.Cluster.Cfg.Selective)
+		sim, err := Build(s)
+		if err != nil {
+			t.Fatalf("nic.receiver=%s: %v", tc.v, err)
+		}
+		if c := sim.Cluster.Cfg; c.Selective != tc.selective || c.Atomics != tc.atomics || !c.ImplicitFence {
+			t.Errorf("nic.receiver=%s: selective %v, atomics %d, implicit fence %v; want %v, %d, true",
+				tc.v, c.Selective, c.Atomics, c.ImplicitFence, tc.selective, tc.atomics)
 		}
 	}
 }
@@ -66,4 +77,31 @@ func TestSelectiveReceiverPerPacketAdaptive(t *testing.T) {
 		t.Errorf("no packet arrived out of order: the test does not reorder")
 	}
 	t.Logf("%d flows, %d packets out of order, %d NACKs, %d B retransmitted, %d RTOs", len(res.Flows), k.OutOfOrderData, k.Nacks, k.Retransmitted, k.RTOs)
+}
+
+// Per-packet spraying (switch.routing.kind spray) on a k=4 fat-tree under
+// ooo-eager: packets of a QP arrive out of order, every flow finishes and
+// the network drains; the same run twice is identical.
+func TestSprayRuns(t *testing.T) {
+	sets := []string{"topology.kind=fat-tree", "topology.k=4", "duration=300us", "drain_limit=50ms", "workload.load=0.6",
+		"switch.routing.kind=spray", "nic.receiver=ooo-eager"}
+	var flows [2]int
+	var ooo [2]int64
+	for i := range flows {
+		sim := mustBuild(t, "default", sets...)
+		res := sim.Run(Options{})
+		if !res.Drained || len(res.Flows) == 0 {
+			t.Fatalf("drained %v with %d flows", res.Drained, len(res.Flows))
+		}
+		if err := sim.Cluster.CheckDrained(); err != nil {
+			t.Fatal(err)
+		}
+		flows[i], ooo[i] = len(res.Flows), sim.Cluster.Counters.OutOfOrderData
+	}
+	if ooo[0] == 0 || flows != [2]int{flows[0], flows[0]} || ooo != [2]int64{ooo[0], ooo[0]} {
+		t.Errorf("two runs: %v flows, %v packets out of order; want equal, with packets out of order", flows, ooo)
+	}
+	if _, err := scenario.Load("default", sets[:6]); err == nil || !strings.Contains(err.Error(), "spray reorders") {
+		t.Errorf("spray under go-back-N: got error %v, want a rejection", err)
+	}
 }

@@ -1,0 +1,54 @@
+package rnic
+
+// Fences on the requester (REFERENCE.md 9.1), built on Ext.Wait.
+
+import "github.com/dcsim/dcsim/transport/rocev2"
+
+// SendFence makes m wait as a WR posted with IBV_SEND_FENCE does: its
+// first packet is held until every RDMA READ and ATOMIC posted before it
+// on its QP has completed; prior WRITEs and SENDs are not waited for
+// (ibv_post_send(3)). A Wait m already has must hold too. Call it before
+// Post.
+func SendFence(m *Message) {
+	addWait(m, func(qp *QP) bool {
+		for _, x := range qp.msgs {
+			if x == m {
+				return true
+			}
+			if x.Verb == rocev2.Read || x.Verb.Atomic() {
+				return false // not completed: completed WQEs leave the queue
+			}
+		}
+		return true
+	})
+}
+
+// ImplicitFence holds the ATOMIC m until every WRITE posted before it on
+// its QP is acknowledged: what multi-path NICs' stacks do to keep
+// write-then-atomic correct (Config.ImplicitFence; deepseek-ai/DeepEP PR
+// #437), about one RTT per ATOMIC. A Wait m already has must hold too.
+func ImplicitFence(m *Message) {
+	addWait(m, func(qp *QP) bool {
+		for _, x := range qp.msgs {
+			if x == m {
+				return true
+			}
+			if x.Verb == rocev2.Write && x.end > qp.tx.Una {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// addWait adds the predicate w to m's Wait (both must hold).
+func addWait(m *Message, w func(*QP) bool) {
+	if m.Ext == nil {
+		m.Ext = &Ext{}
+	}
+	if prev := m.Ext.Wait; prev != nil {
+		m.Ext.Wait = func(qp *QP) bool { return w(qp) && prev(qp) }
+		return
+	}
+	m.Ext.Wait = w
+}
