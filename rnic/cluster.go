@@ -164,6 +164,9 @@ type Cluster struct {
 	// OnAtomic, if set, executes an ATOMIC at its target instead of
 	// Host.Atomic and returns the original value for the ATOMIC ACK.
 	OnAtomic func(now engine.Time, at *Host, m *Message) uint64
+	// OnRead, if set, is called when the target answers the READ m (its
+	// request accepted): the instant the responder reads its memory.
+	OnRead func(now engine.Time, at *Host, m *Message)
 
 	nextQP  int64
 	nextMsg int64

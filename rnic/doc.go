@@ -108,7 +108,7 @@
 // hooks at data placement (Cluster.OnPlace, for every payload accepted at
 // its destination) and at atomic execution (Cluster.OnAtomic).
 //
-// Fences are Wait predicates (fence.go): SendFence is IBV_SEND_FENCE (a
+// Fences are Wait predicates (onesided.go): SendFence is IBV_SEND_FENCE (a
 // WQE waits for every earlier READ and ATOMIC on its QP to complete, not
 // for earlier WRITEs; ibv_post_send(3)), and Config.ImplicitFence
 // (scenario nic.fence: implicit) holds every ATOMIC until the WRITEs

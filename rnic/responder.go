@@ -251,6 +251,9 @@ func (h *Host) respond(p *fabric.Packet) {
 		return // a duplicate request (resent after a timeout)
 	}
 	m.answered = true
+	if h.c.OnRead != nil {
+		h.c.OnRead(h.c.Sim.Now(), h, m)
+	}
 	q := m.QP
 	rq := h.responders[q.ID]
 	if rq == nil {

@@ -1,8 +1,12 @@
 package rnic
 
-// Fences on the requester (REFERENCE.md 9.1), built on Ext.Wait.
+// One-sided verbs: fences on the requester (REFERENCE.md 9.1), built on
+// Ext.Wait, and what a placement hook asks of a packet.
 
-import "github.com/dcsim/dcsim/transport/rocev2"
+import (
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/transport/rocev2"
+)
 
 // SendFence makes m wait as a WR posted with IBV_SEND_FENCE does: its
 // first packet is held until every RDMA READ and ATOMIC posted before it
@@ -51,4 +55,21 @@ func addWait(m *Message, w func(*QP) bool) {
 		return
 	}
 	m.Ext.Wait = w
+}
+
+// WQE is the requester's work request whose payload the SEND or WRITE
+// data packet p carries, and p's byte offset in it: what a placement hook
+// (Cluster.OnPlace) at the target needs to know where the bytes go. Nil
+// when that WQE already completed.
+func (c *Cluster) WQE(p *fabric.Packet) (*Message, int64) {
+	q := c.byID[p.QP]
+	if q == nil || q.responder {
+		return nil, 0
+	}
+	for _, m := range q.msgs {
+		if m.start <= p.Seq && p.Seq < m.end {
+			return m, p.Seq - m.start
+		}
+	}
+	return nil, 0
 }
