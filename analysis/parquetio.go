@@ -19,6 +19,7 @@ const (
 	CollectivesFile = "collectives.parquet"
 	SamplesFile     = "samples.parquet"
 	RunFile         = "run.parquet"
+	BatchesFile     = "batches.parquet"
 )
 
 // createdBy is the file's writer name. It carries no version or build id,
@@ -64,6 +65,12 @@ func WriteIterations(path string, its []IterationRecord) error { return writeRec
 
 // WriteCollectives writes collectives.parquet atomically.
 func WriteCollectives(path string, cs []CollectiveRecord) error { return writeRecords(path, cs) }
+
+// WriteBatches writes batches.parquet atomically.
+func WriteBatches(path string, bs []BatchRecord) error { return writeRecords(path, bs) }
+
+// ReadBatches reads a batches.parquet file.
+func ReadBatches(path string) ([]BatchRecord, error) { return readRecords[BatchRecord](path) }
 
 // WriteSamples writes samples.parquet atomically.
 func WriteSamples(path string, ss []SampleRecord) error { return writeRecords(path, ss) }

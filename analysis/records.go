@@ -141,3 +141,32 @@ type Param struct {
 	Name  string
 	Value any
 }
+
+// BatchRecord is one row of batches.parquet (the halo workload): one
+// publication of a ring buffer, READ head, WRITE(s), FETCH_ADD tail (one
+// SEND when two-sided). Times are ns from the start of the run; -1 when
+// the event did not happen (a two-sided batch has no READ).
+type BatchRecord struct {
+	RunID            string `parquet:"run_id,dict"`
+	Batch            int64  `parquet:"batch"` // in publication-start order
+	Pair             int64  `parquet:"pair"`  // ordered neighbour pair
+	SrcRank          int64  `parquet:"src_rank"`
+	DstRank          int64  `parquet:"dst_rank"`
+	Src              int64  `parquet:"src"`
+	Dst              int64  `parquet:"dst"`
+	Particles        int64  `parquet:"particles"`
+	Bytes            int64  `parquet:"bytes"`
+	Writes           int64  `parquet:"writes"` // WRITEs (1, or 2 on a wrap), or SENDs
+	HeadReads        int64  `parquet:"head_reads"`
+	Packets          int64  `parquet:"packets"`   // data packets placed
+	Reordered        int64  `parquet:"reordered"` // of them, placed after a packet of higher offset (the paths reordered them)
+	ReadPostedNs     int64  `parquet:"read_posted_ns"`
+	PostedNs         int64  `parquet:"posted_ns"` // the first WRITE (SEND) posted
+	DataVisibleNs    int64  `parquet:"data_visible_ns"`
+	TailExecutedNs   int64  `parquet:"tail_executed_ns"`
+	TailVisibleNs    int64  `parquet:"tail_visible_ns"`
+	CompletedNs      int64  `parquet:"completed_ns"`
+	PublishLatencyNs int64  `parquet:"publish_latency_ns"` // tail_visible_ns - posted_ns
+	Violation        bool   `parquet:"violation"`          // tail visible before all payload
+	Stale            int64  `parquet:"stale"`              // particles read before visible
+}

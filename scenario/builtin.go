@@ -188,6 +188,28 @@ extra_workloads:
 trace: {interval: 10us, metrics: [efficiency]}
 `,
 	},
+	{
+		Builtin: Builtin{Name: "halo", Doc: "one-sided ring-buffer halo exchange (READ head, WRITE, FETCH_ADD tail) of 16 ranks (2x2x4 grid) on a k=4 fat-tree; batches.parquet"},
+		text: `# The write-then-atomic publish protocol of REFERENCE.md 9.2 on a k=4
+# fat-tree (16 hosts, 100 Gbps, 1 us links): ranks on a 2x2x4 grid, one
+# per host, every ordered pair of face neighbours sending 4,096 particles
+# of 128 B through a 4,096-particle ring in batches of 64. In-order
+# receivers and per-flow ECMP, as deployed: no batch publishes its tail
+# before its data. --set switch.routing.kind=spray --set
+# nic.receiver=ooo-eager shows violations; nic.receiver=ooo-ordered or
+# nic.fence=implicit removes them. The run ends when every particle is
+# consumed.
+name: halo
+duration: 1us
+drain_limit: 100ms
+topology: {kind: fat-tree, k: 4}
+nic: {qp_mapping: per-pair}
+cc: {algorithm: none}
+workload:
+  kind: halo
+  halo: {x: 2, y: 2, z: 4}
+`,
+	},
 }
 
 // Builtins lists the built-in scenarios, in listing order.

@@ -16,7 +16,7 @@ const ScenarioFile = "scenario.yaml"
 // runFiles are the files a run writes into its directory, run.parquet
 // last. WriteDir replaces exactly these and leaves any other file alone.
 var runFiles = []string{analysis.FlowsFile, analysis.SamplesFile, analysis.IterationsFile,
-	analysis.CollectivesFile, ScenarioFile, analysis.RunFile}
+	analysis.CollectivesFile, analysis.BatchesFile, ScenarioFile, analysis.RunFile}
 
 // DefaultDir is where dcsim run writes s without --out: out/NAME-HASH,
 // with HASH the first 12 hex digits of the scenario's hash, and "run" for

@@ -46,8 +46,11 @@ type WorkloadKind struct {
 	NewFlows func(w *Workload, env WorkloadEnv) (cloud.Generator, error)
 	// NewTraining, for a kind whose messages are the steps of a training
 	// run (they end when the work is done, not at duration), builds it.
-	// Exactly one of NewFlows and NewTraining is set.
 	NewTraining func(w *Workload, env WorkloadEnv) (*Training, error)
+	// NewClosedLoop, for a kind that posts work requests as earlier ones
+	// complete (halo), builds it. Exactly one of NewFlows, NewTraining and
+	// NewClosedLoop is set.
+	NewClosedLoop func(w *Workload, env WorkloadEnv) (ClosedLoop, error)
 	// Label names the workload in run.parquet's workload column and the
 	// terminal summary; nil is the kind's name.
 	Label func(w *Workload) string
@@ -178,6 +181,10 @@ var workloadKinds = []WorkloadKind{
 		Params:   func() any { return defaultHotSpot() },
 		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HotSpotParams).validate(at) },
 		NewFlows: newHotSpot},
+	{Name: Halo, Doc: "one-sided ring-buffer halo exchange on a 3-D grid of ranks (READ head, WRITE, FETCH_ADD tail per batch)",
+		Params:        func() any { return defaultHalo() },
+		Validate:      func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HaloParams).validate(at) },
+		NewClosedLoop: newHalo},
 }
 
 // WorkloadKinds lists the kinds workload.kind may name.
@@ -323,8 +330,9 @@ func (w *Workload) params() any {
 // Traffic is what a built workload is: a flow generator, or a training
 // run (exactly one is set).
 type Traffic struct {
-	Flows    cloud.Generator
-	Training *Training
+	Flows      cloud.Generator
+	Training   *Training
+	ClosedLoop ClosedLoop
 }
 
 // Build builds w with its kind's constructor (the kind's defaults when
@@ -336,6 +344,10 @@ func (w *Workload) Build(env WorkloadEnv) (Traffic, error) {
 	if k.NewTraining != nil {
 		tr, err := k.NewTraining(&wp, env)
 		return Traffic{Training: tr}, err
+	}
+	if k.NewClosedLoop != nil {
+		l, err := k.NewClosedLoop(&wp, env)
+		return Traffic{ClosedLoop: l}, err
 	}
 	gen, err := k.NewFlows(&wp, env)
 	return Traffic{Flows: gen}, err

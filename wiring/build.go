@@ -38,6 +38,7 @@ type Sim struct {
 
 	drivers []*driver
 	trains  []*trainer
+	loops   []scenario.ClosedLoop // closed-loop workloads (halo)
 	paths   map[[2]int32]pathInfo
 	// gens are the scenario's flow generators by workload kind, for the
 	// kinds' counters.
@@ -248,6 +249,9 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
+		if tf.ClosedLoop != nil {
+			sim.loops = append(sim.loops, tf.ClosedLoop)
+		}
 		if tf.Flows != nil {
 			sim.AddGenerator(tf.Flows)
 			sim.gens[ws[i].Kind] = append(sim.gens[ws[i].Kind], tf.Flows)
@@ -260,6 +264,11 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	}
 	for _, tr := range sim.trains {
 		tr.apply(tr.run.Start(0))
+	}
+	for _, l := range sim.loops {
+		if err := l.Start(cl); err != nil {
+			return nil, err
+		}
 	}
 	return sim, nil
 }

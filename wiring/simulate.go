@@ -50,6 +50,7 @@ type Result struct {
 	// Iterations and Collectives are filled by training workloads.
 	Iterations  []analysis.IterationRecord
 	Collectives []analysis.CollectiveRecord
+	Batches     []analysis.BatchRecord // halo workloads: batches.parquet
 	Run         analysis.RunRecord
 	Params      []analysis.Param
 	Analysis    analysis.Analysis
@@ -137,7 +138,7 @@ func (s *Sim) Run(opt Options) *Result {
 				return false
 			}
 		}
-		return k.MessagesDone == k.MessagesPosted && s.trainingDone()
+		return k.MessagesDone == k.MessagesPosted && s.trainingDone() && s.loopsDone()
 	}
 	for !drained() && eng.Now() < limit {
 		if eng.Run(step(limit)) {
@@ -162,6 +163,10 @@ func (s *Sim) Run(opt Options) *Result {
 	res.Flows = fr.rows
 	res.waiting, res.spilled = fr.maxWaiting, fr.spilled
 	res.Iterations, res.Collectives = s.trainingRecords(opt.runID(sc))
+	res.Batches = s.BatchRecords(opt.runID(sc))
+	if err := s.checkLoops(); res.err == nil {
+		res.err = err
+	}
 	if smp != nil {
 		var err error
 		if res.Samples, err = smp.finish(); res.err == nil {
@@ -217,6 +222,9 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 	}
 	scenario.SchedulerCounters(s.Cluster.Hosts, r.Counters)
 	scenario.WorkloadCounters(s.gens, r.Counters)
+	for _, l := range s.loops {
+		l.Counters(r.Counters)
+	}
 	return r
 }
 
@@ -277,6 +285,9 @@ func (r *Result) WriteDir(dir string) error {
 			return err
 		}
 	}
+	if err := r.writeBatches(dir); err != nil {
+		return err
+	}
 	yml := r.Sim.Scenario.YAML()
 	if err := analysis.WriteFileAtomic(filepath.Join(dir, scenario.ScenarioFile), func(w io.Writer) error {
 		_, err := w.Write(yml)
@@ -312,12 +323,13 @@ func (r *Result) Headline() string {
 		r.Run.FlowsTotal, r.Run.FlowsDone, achieved, r.Run.BytesDropped, r.Run.PFCPauseFrames,
 		r.Run.NACKs, r.Run.RTOTimeouts, r.Run.CNPs)
 	b.WriteString(r.Sim.trainingSummary())
+	b.WriteString(r.haloSummary())
 	tp := r.Sim.trainingProgress()
 	switch {
 	case r.Sim.Training() && tp.IterationsDone < tp.Iterations:
 		fmt.Fprintf(&b, "note: %d of %d training iterations finished before the drain limit ended the run at %v (drain_limit %v), so iterations.parquet has %d rows; give it more time, e.g. --set drain_limit=10s\n",
 			tp.IterationsDone, tp.Iterations, r.Sim.Engine.Now(), sc.DrainLimit, tp.IterationsDone)
-	case r.Run.FlowsTotal == 0 && !r.Sim.Training():
+	case r.Run.FlowsTotal == 0 && !r.Sim.Training() && len(r.Sim.loops) == 0:
 		fmt.Fprintf(&b, "note: no flow started within the duration (%v); a longer duration or a higher load gives some\n", sc.Duration)
 	}
 	if !r.Drained {

@@ -1,0 +1,154 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/rnic"
+	"github.com/dcsim/dcsim/workloads/halo"
+)
+
+// Halo is the workload kind of the one-sided ring-buffer halo exchange.
+const Halo = "halo"
+
+// HaloParams are the fields of a halo workload (workloads/halo): ranks on
+// an x*y*z grid, rank r on the r-th of workload.hosts, each ordered pair
+// of face neighbours exchanging particles through a ring buffer at the
+// receiver (REFERENCE.md 9.2).
+type HaloParams struct {
+	X        int  `yaml:"x"`
+	Y        int  `yaml:"y"`
+	Z        int  `yaml:"z"`
+	Periodic bool `yaml:"periodic"`
+	// Particles is what each ordered pair sends in all.
+	Particles     int64 `yaml:"particles"`
+	Batch         int64 `yaml:"batch"`
+	ParticleBytes Size  `yaml:"particle_bytes"`
+	RingCapacity  int64 `yaml:"ring_capacity"`
+	// PollInterval is the receiver's polling period, and the sender's
+	// wait before it reads a full ring's head again.
+	PollInterval Duration `yaml:"poll_interval"`
+	Start        Duration `yaml:"start"`
+	// TwoSided sends each batch as one SEND (two-sided SEND/RECV).
+	TwoSided bool `yaml:"two_sided"`
+	// DMADelay is when a DMA write into host memory becomes visible after
+	// the NIC placed it; RelaxedOrdering adds an independent delay drawn
+	// uniformly from [0, relaxed_max) per write (PCIe relaxed ordering).
+	DMADelay        Duration `yaml:"dma_delay"`
+	RelaxedOrdering bool     `yaml:"relaxed_ordering"`
+	RelaxedMax      Duration `yaml:"relaxed_max"`
+}
+
+func defaultHalo() *HaloParams {
+	return &HaloParams{X: 2, Y: 2, Z: 2, Particles: 4096, Batch: 64, ParticleBytes: 128, RingCapacity: 4096,
+		PollInterval: Duration(engine.Microsecond), RelaxedMax: Duration(engine.Microsecond)}
+}
+
+func (p *HaloParams) validate(at WorkloadCheck) *FieldError {
+	prefix := at.Prefix + "halo."
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"x", int64(p.X)}, {"y", int64(p.Y)}, {"z", int64(p.Z)}, {"batch", p.Batch},
+		{"particle_bytes", int64(p.ParticleBytes)}, {"ring_capacity", p.RingCapacity}} {
+		if f.v < 1 {
+			return fieldErr(prefix+f.name, "must be at least 1, got %d", f.v)
+		}
+	}
+	switch {
+	case p.Particles < 0:
+		return fieldErr(prefix+"particles", "must not be negative, got %d", p.Particles)
+	case p.Batch > p.RingCapacity:
+		return fieldErr(prefix+"batch", "%d is more than ring_capacity (%d)", p.Batch, p.RingCapacity)
+	case p.PollInterval <= 0:
+		return fieldErr(prefix+"poll_interval", "must be positive, got %v", p.PollInterval)
+	case p.RelaxedOrdering && p.RelaxedMax <= 0:
+		return fieldErr(prefix+"relaxed_max", "must be positive with relaxed_ordering, got %v", p.RelaxedMax)
+	case p.X*p.Y*p.Z < 2:
+		return fieldErr(prefix+"x", "a %dx%dx%d grid has fewer than 2 ranks", p.X, p.Y, p.Z)
+	}
+	if fe := firstErr(nonNegativeTime(prefix+"start", p.Start, false), nonNegativeTime(prefix+"dma_delay", p.DMADelay, false)); fe != nil {
+		return fe
+	}
+	if at.Known && p.X*p.Y*p.Z > len(at.Hosts) {
+		return fieldErr(prefix+"x", "a %dx%dx%d grid needs %d hosts, workload.hosts has %d", p.X, p.Y, p.Z, p.X*p.Y*p.Z, len(at.Hosts))
+	}
+	return nil
+}
+
+// ClosedLoop is a built workload that posts its own work requests as
+// earlier ones complete, on the cluster it is started on.
+type ClosedLoop interface {
+	Start(c *rnic.Cluster) error
+	// Done reports whether all its work is done.
+	Done() bool
+	// Check reports a broken invariant, and once Done, whether the work
+	// adds up.
+	Check() error
+	// Counters adds its counters to run.parquet's map.
+	Counters(into map[string]int64)
+}
+
+// HaloLoop is a built halo workload; Exchange is nil until it starts.
+type HaloLoop struct {
+	Config   halo.Config
+	Exchange *halo.Exchange
+}
+
+// Start implements ClosedLoop.
+func (h *HaloLoop) Start(c *rnic.Cluster) error {
+	if c.Cfg.Mapping.PerFlow {
+		return fmt.Errorf("halo: needs one QP per host pair (nic.qp_mapping: per-pair), so that a batch's WRITEs and FETCH_ADD share a QP")
+	}
+	x, err := halo.New(c, h.Config)
+	if err != nil {
+		return fmt.Errorf("halo: %v", err)
+	}
+	h.Exchange = x
+	x.Start()
+	return nil
+}
+
+// Done implements ClosedLoop.
+func (h *HaloLoop) Done() bool { return h.Exchange == nil || h.Exchange.Done() }
+
+// Check implements ClosedLoop.
+func (h *HaloLoop) Check() error {
+	if h.Exchange == nil {
+		return nil
+	}
+	return h.Exchange.Check()
+}
+
+// Counters implements ClosedLoop: halo.batches, halo.violations,
+// halo.stale_particles, halo.particles_sent, halo.particles_received,
+// halo.reads, halo.writes, halo.atomics, halo.sends (operations per
+// particle = (reads + writes + atomics + sends) / particles_sent).
+func (h *HaloLoop) Counters(into map[string]int64) {
+	if h.Exchange == nil {
+		return
+	}
+	k := h.Exchange.Counters
+	for name, v := range map[string]int64{"batches": k.Batches, "violations": k.Violations, "stale_particles": k.Stale,
+		"particles_sent": k.Sent, "particles_received": k.Received, "reads": k.Reads, "writes": k.Writes,
+		"atomics": k.Atomics, "sends": k.Sends} {
+		into["halo."+name] = v
+	}
+}
+
+func newHalo(w *Workload, env WorkloadEnv) (ClosedLoop, error) {
+	hostIDs, err := env.HostIDs(w)
+	if err != nil {
+		return nil, err
+	}
+	p := w.Params.(*HaloParams)
+	g := halo.Grid{X: p.X, Y: p.Y, Z: p.Z, Periodic: p.Periodic}
+	if g.Ranks() > len(hostIDs) {
+		return nil, fmt.Errorf("halo.x: a %dx%dx%d grid needs %d hosts, workload.hosts has %d", p.X, p.Y, p.Z, g.Ranks(), len(hostIDs))
+	}
+	return &HaloLoop{Config: halo.Config{Grid: g, Hosts: hostIDs[:g.Ranks()], ParticleBytes: int64(p.ParticleBytes),
+		RingCapacity: p.RingCapacity, Batch: p.Batch, Particles: p.Particles, Start: engine.Time(p.Start),
+		PollInterval: engine.Time(p.PollInterval), TwoSided: p.TwoSided,
+		Memory: halo.Memory{DMADelay: engine.Time(p.DMADelay), Relaxed: p.RelaxedOrdering, RelaxedMax: engine.Time(p.RelaxedMax)},
+		Rand:   env.Rand}}, nil
+}
