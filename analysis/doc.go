@@ -97,6 +97,30 @@
 //	                                     utilisation (fractions of the interval), qp_rate (b/s)
 //	value                double
 //
+// batches.parquet, one row per batch of a halo workload (BatchRecord;
+// workloads/halo), in the order batches start; times are ns since the
+// start, -1 where the event did not happen (a two-sided batch has no READ):
+//
+//	run_id               string
+//	batch                int64           0-based, in start order
+//	pair                 int64           the ordered neighbour pair (its ring)
+//	src_rank, dst_rank   int64           ranks of the grid
+//	src, dst             int64           their hosts
+//	particles, bytes     int64    -, B   the batch
+//	writes               int64           WRITEs (1, 2 when the ring wraps), or 1 SEND when two-sided
+//	head_reads           int64           READs of head (more than 1 while the ring was full)
+//	packets              int64           data packets placed
+//	reordered            int64           of them, placed after a packet of the batch at a higher offset
+//	read_posted_ns       int64    ns     the first READ posted
+//	posted_ns            int64    ns     the first WRITE (SEND) posted
+//	data_visible_ns      int64    ns     the last payload byte visible to the receiver's CPU
+//	tail_executed_ns     int64    ns     the FETCH_ADD executed at the receiver's NIC
+//	tail_visible_ns      int64    ns     the new tail visible to the receiver's CPU
+//	completed_ns         int64    ns     the FETCH_ADD (SEND) completed at the sender
+//	publish_latency_ns   int64    ns     tail_visible_ns - posted_ns
+//	violation            bool            tail_visible_ns < data_visible_ns
+//	stale                int64           particles the receiver consumed before their bytes were visible
+//
 // run.parquet, one row per run (RunRecord), written last: its presence
 // marks the run complete. The pinned columns come first, in this order:
 //

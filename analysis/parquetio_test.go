@@ -61,6 +61,16 @@ func sampleIterations() []IterationRecord {
 	}
 }
 
+func sampleBatches() []BatchRecord {
+	return []BatchRecord{
+		{RunID: "r", Batch: 0, Pair: 3, SrcRank: 1, DstRank: 2, Src: 1, Dst: 2, Particles: 64, Bytes: 8192, Writes: 1,
+			HeadReads: 1, Packets: 9, Reordered: 2, ReadPostedNs: 0, PostedNs: 4019, DataVisibleNs: 6800,
+			TailExecutedNs: 6700, TailVisibleNs: 6700, CompletedNs: 8800, PublishLatencyNs: 2681, Violation: true, Stale: 5},
+		{RunID: "r", Batch: 1, Pair: 0, Src: 5, Dst: 4, Particles: 64, Bytes: 8192, Writes: 1, Packets: 9,
+			ReadPostedNs: -1, PostedNs: 0, DataVisibleNs: 2700, TailExecutedNs: 2700, TailVisibleNs: 2700, CompletedNs: 4700, PublishLatencyNs: 2700},
+	}
+}
+
 func sampleCollectives() []CollectiveRecord {
 	return []CollectiveRecord{
 		{RunID: "r", Iteration: 0, Name: "layer0.grad", Op: "allreduce", Group: "dp0", Bytes: 1 << 26, StartNs: 10, EndNs: 900},
@@ -85,6 +95,7 @@ func writeAll(t *testing.T, dir string) {
 		WriteIterations(filepath.Join(dir, IterationsFile), sampleIterations()),
 		WriteCollectives(filepath.Join(dir, CollectivesFile), sampleCollectives()),
 		WriteSamples(filepath.Join(dir, SamplesFile), sampleSamples()),
+		WriteBatches(filepath.Join(dir, BatchesFile), sampleBatches()),
 		WriteRun(filepath.Join(dir, RunFile), r, params),
 	} {
 		if err != nil {
@@ -93,7 +104,7 @@ func writeAll(t *testing.T, dir string) {
 	}
 }
 
-var allFiles = []string{FlowsFile, IterationsFile, CollectivesFile, SamplesFile, RunFile}
+var allFiles = []string{FlowsFile, IterationsFile, CollectivesFile, SamplesFile, BatchesFile, RunFile}
 
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
@@ -116,6 +127,8 @@ func TestRoundTrip(t *testing.T) {
 	check(CollectivesFile, sampleCollectives(), cs, err)
 	ss, err := ReadSamples(filepath.Join(dir, SamplesFile))
 	check(SamplesFile, sampleSamples(), ss, err)
+	bs, err := ReadBatches(filepath.Join(dir, BatchesFile))
+	check(BatchesFile, sampleBatches(), bs, err)
 
 	wantRun, wantParams := sampleRun()
 	gotRun, gotParams, err := ReadRun(filepath.Join(dir, RunFile))
