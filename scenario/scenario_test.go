@@ -96,6 +96,12 @@ func TestParseErrors(t *testing.T) {
 			"scenario.yaml:2: switch.routing.kind: spray reorders a QP's packets; it needs a selective nic.receiver (selective, ooo-eager or ooo-ordered)"},
 		{"unknown fence", "nic: {fence: explicit}\n", nil,
 			`scenario.yaml:1: nic.fence: unknown fence "explicit" (valid: none, implicit)`},
+		{"halo batch above ring", "workload:\n  kind: halo\n  halo: {batch: 100, ring_capacity: 64}\n", nil,
+			"scenario.yaml:3: workload.halo.batch: 100 is more than ring_capacity (64)"},
+		{"halo grid too big", "topology: {kind: star, hosts: 4}\nworkload:\n  kind: halo\n  halo: {x: 3}\n", nil,
+			"scenario.yaml:4: workload.halo.x: a 3x2x2 grid needs 12 hosts, workload.hosts has 4"},
+		{"halo relaxed without bound", "workload:\n  kind: halo\n  halo: {relaxed_ordering: true, relaxed_max: 0s}\n", nil,
+			"scenario.yaml:3: workload.halo.relaxed_max: must be positive with relaxed_ordering, got 0s"},
 		{"lcd above hcd", "switch:\n  isolation: {lcd_th: 0.6}\n", nil,
 			"scenario.yaml:2: switch.isolation.lcd_th: 0.6 is above hcd_th (0.5)"},
 		{"threshold not a fraction", "switch:\n  isolation: {fc_th: 2}\n", nil,
@@ -500,7 +506,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	_, err = Load("no-such-scenario", nil)
-	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, storm-cloud, storm-80, storage-fanout, gpt3-13b, llama-7b, allreduce-128, incast-star, arn-afi) nor a file`; got != want {
+	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, storm-cloud, storm-80, storage-fanout, gpt3-13b, llama-7b, allreduce-128, incast-star, arn-afi, halo) nor a file`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if _, err = Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !errors.Is(err, os.ErrNotExist) {
