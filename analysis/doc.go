@@ -109,6 +109,7 @@
 //	particles, bytes     int64    -, B   the batch
 //	writes               int64           WRITEs (1, 2 when the ring wraps), or 1 SEND when two-sided
 //	head_reads           int64           READs of head (more than 1 while the ring was full)
+//	hops                 int64           links between src and dst
 //	packets              int64           data packets placed
 //	reordered            int64           of them, placed after a packet of the batch at a higher offset
 //	read_posted_ns       int64    ns     the first READ posted

@@ -64,7 +64,7 @@ func sampleIterations() []IterationRecord {
 func sampleBatches() []BatchRecord {
 	return []BatchRecord{
 		{RunID: "r", Batch: 0, Pair: 3, SrcRank: 1, DstRank: 2, Src: 1, Dst: 2, Particles: 64, Bytes: 8192, Writes: 1,
-			HeadReads: 1, Packets: 9, Reordered: 2, ReadPostedNs: 0, PostedNs: 4019, DataVisibleNs: 6800,
+			HeadReads: 1, Hops: 2, Packets: 9, Reordered: 2, ReadPostedNs: 0, PostedNs: 4019, DataVisibleNs: 6800,
 			TailExecutedNs: 6700, TailVisibleNs: 6700, CompletedNs: 8800, PublishLatencyNs: 2681, Violation: true, Stale: 5},
 		{RunID: "r", Batch: 1, Pair: 0, Src: 5, Dst: 4, Particles: 64, Bytes: 8192, Writes: 1, Packets: 9,
 			ReadPostedNs: -1, PostedNs: 0, DataVisibleNs: 2700, TailExecutedNs: 2700, TailVisibleNs: 2700, CompletedNs: 4700, PublishLatencyNs: 2700},

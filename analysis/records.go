@@ -158,6 +158,7 @@ type BatchRecord struct {
 	Bytes            int64  `parquet:"bytes"`
 	Writes           int64  `parquet:"writes"` // WRITEs (1, or 2 on a wrap), or SENDs
 	HeadReads        int64  `parquet:"head_reads"`
+	Hops             int64  `parquet:"hops"`      // links on the path (its ECMP path's length; spraying keeps the length)
 	Packets          int64  `parquet:"packets"`   // data packets placed
 	Reordered        int64  `parquet:"reordered"` // of them, placed after a packet of higher offset (the paths reordered them)
 	ReadPostedNs     int64  `parquet:"read_posted_ns"`

@@ -122,8 +122,8 @@ func (h *HaloLoop) Check() error {
 
 // Counters implements ClosedLoop: halo.batches, halo.violations,
 // halo.stale_particles, halo.particles_sent, halo.particles_received,
-// halo.reads, halo.writes, halo.atomics, halo.sends (operations per
-// particle = (reads + writes + atomics + sends) / particles_sent).
+// halo.reads, halo.writes, halo.atomics, halo.sends and their sum
+// halo.ops (operations per particle = ops / particles_sent).
 func (h *HaloLoop) Counters(into map[string]int64) {
 	if h.Exchange == nil {
 		return
@@ -131,7 +131,7 @@ func (h *HaloLoop) Counters(into map[string]int64) {
 	k := h.Exchange.Counters
 	for name, v := range map[string]int64{"batches": k.Batches, "violations": k.Violations, "stale_particles": k.Stale,
 		"particles_sent": k.Sent, "particles_received": k.Received, "reads": k.Reads, "writes": k.Writes,
-		"atomics": k.Atomics, "sends": k.Sends} {
+		"atomics": k.Atomics, "sends": k.Sends, "ops": k.Ops()} {
 		into["halo."+name] = v
 	}
 }

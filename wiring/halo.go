@@ -46,7 +46,7 @@ func (s *Sim) BatchRecords(runID string) []analysis.BatchRecord {
 			rows = append(rows, analysis.BatchRecord{RunID: runID, Batch: int64(i), Pair: int64(b.Pair),
 				SrcRank: int64(b.SrcRank), DstRank: int64(b.DstRank), Src: int64(b.Src), Dst: int64(b.Dst),
 				Particles: b.Particles, Bytes: b.Bytes, Writes: int64(b.Writes), HeadReads: int64(b.HeadReads),
-				Packets: int64(b.Packets), Reordered: int64(b.Reordered),
+				Hops: int64(len(s.Net.PathBetween(b.Src, b.Dst).Delays)), Packets: int64(b.Packets), Reordered: int64(b.Reordered),
 				ReadPostedNs: ns(int64(b.ReadPosted)), PostedNs: ns(int64(b.Posted)), DataVisibleNs: ns(int64(b.DataVisible)),
 				TailExecutedNs: ns(int64(b.TailExecuted)), TailVisibleNs: ns(int64(b.TailVisible)),
 				CompletedNs: ns(int64(b.Completed)), PublishLatencyNs: ns(int64(b.PublishLatency())),
