@@ -1,9 +1,9 @@
 //go:build !amd64 && !arm64
 
-// Package prefetch asks the CPU for cache lines ahead of their use; see
-// prefetch.go. Here, without a wrapped prefetch instruction, Line loads a
-// byte instead: its miss overlaps the work after it until the core's
-// window fills, which is what the fabric did everywhere before Line.
+// Without a wrapped prefetch instruction, Line loads a byte instead: its
+// miss overlaps the work after it until the core's window fills, which is
+// what the fabric did everywhere before Line.
+
 package prefetch
 
 import "unsafe"
