@@ -2,7 +2,8 @@
 // one-sided RDMA section: the halo exchange (workloads/halo) of 16 ranks
 // on a 2x2x4 grid over a 4-leaf, 4-spine fabric whose leaf-spine wires
 // take 1 us + s*spread through spine s, so the 4 paths between two leaves
-// differ by up to 6*spread; per-packet spraying reorders a QP's packets.
+// differ by up to 6*spread; per-packet spraying (or per-packet adaptive
+// routing) reorders a QP's packets.
 // For each spread, responder mode and seed it records the fraction of
 // batches that publish their tail before their data, the particles read
 // before they were visible and the publish latency; then it plots the
@@ -38,18 +39,20 @@ import (
 
 // mode is a responder (and requester) configuration.
 type mode struct {
-	name  string
-	spray bool
-	set   func(*rnic.Config)
+	name     string
+	spray    bool
+	adaptive bool // per-packet adaptive routing instead of spraying
+	set      func(*rnic.Config)
 }
 
 var modes = []mode{
-	{"inorder (ECMP)", false, func(*rnic.Config) {}},
-	{"ooo-eager", true, func(c *rnic.Config) { c.Selective, c.Atomics = true, rnic.AtomicEager }},
-	{"ooo-ordered", true, func(c *rnic.Config) { c.Selective, c.Atomics = true, rnic.AtomicDeferred }},
-	{"ooo-eager + implicit fence", true, func(c *rnic.Config) {
+	{"inorder (ECMP)", false, false, func(*rnic.Config) {}},
+	{"ooo-eager", true, false, func(c *rnic.Config) { c.Selective, c.Atomics = true, rnic.AtomicEager }},
+	{"ooo-ordered", true, false, func(c *rnic.Config) { c.Selective, c.Atomics = true, rnic.AtomicDeferred }},
+	{"ooo-eager + implicit fence", true, false, func(c *rnic.Config) {
 		c.Selective, c.Atomics, c.ImplicitFence = true, rnic.AtomicEager, true
 	}},
+	{"ooo-eager, adaptive routing", false, true, func(c *rnic.Config) { c.Selective, c.Atomics = true, rnic.AtomicEager }},
 }
 
 var spreads = []engine.Time{0, 50 * engine.Nanosecond, 100 * engine.Nanosecond, 200 * engine.Nanosecond,
@@ -179,9 +182,12 @@ func one(m mode, spread engine.Time, seed uint64) (result, error) {
 	}
 	sim := engine.NewSim(seed)
 	fcfg := fabric.DefaultConfig()
-	if m.spray {
+	switch {
+	case m.spray:
 		fcfg.Router = fabric.Spray{Rand: sim.Rand("spray").Uint32}
-	} else {
+	case m.adaptive: // per packet: the least occupied up port, ties by the flow hash
+		fcfg.Router = &fabric.Adaptive{Salt: sim.Rand("ecmp").Uint32()}
+	default:
 		fcfg.Router = fabric.ECMP{Salt: sim.Rand("ecmp").Uint32()}
 	}
 	net, err := fabric.Build(sim, topo, fcfg)
