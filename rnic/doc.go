@@ -117,6 +117,9 @@
 // (TestImplicitFence, 2-host star, 100 Gbps, 1 us links): a FETCH_ADD
 // behind a 1000 B WRITE completes 4.016 us later with the fence, one RTT
 // (4 us) plus the serialisations of two 60 B ACKs and a 76 B ATOMIC.
+// Cluster.OnRead hears when a READ's target reads its memory (the request
+// accepted), and Cluster.WQE names the WQE and offset of a placed SEND or
+// WRITE packet: what workloads/halo's ring buffer needs.
 //
 // # Egress
 //
