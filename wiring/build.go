@@ -29,8 +29,8 @@ type Sim struct {
 	Isolation *isolation.Isolation
 	// Messages are the messages posted so far and not yet recorded, in
 	// posting order: every one, unless the run streams flows.parquet
-	// (Options.Dir, no training), which removes the finished ones at the
-	// head as it writes their rows.
+	// (Options.Dir), which turns every finished one into its row at the
+	// end of each chunk and keeps only the running ones (flowRecorder).
 	Messages []*rnic.Message
 	// BDP and BaseRTT are maxBdp and maxRtt at the scenario's MTU.
 	BDP     int64

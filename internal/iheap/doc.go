@@ -3,7 +3,9 @@
 // or allocated in steady state.
 //
 // An item type embeds a Node as its first field. The Node holds the item's
-// Key (four int64s compared lexicographically) and its index in the heap,
+// Key (four int64s compared lexicographically; a struct, which Go keeps in
+// registers: an array of four made STORM's Pick 12-19% slower, copied
+// through memory at every comparison) and its index in the heap,
 // so the heap is a slice of *Node: comparisons read the keys through the
 // pointers and a move writes the new index, as a heap written by hand for
 // the type does, and the type parameter T only converts a *Node back to
@@ -25,17 +27,19 @@
 // the highest-priority unpaused class (First) and the smallest key over
 // the unpaused heads (Best).
 //
-// sched/baselines (SRPT, PIAS) uses it. sched/storm keeps its two
-// hand-written heaps and rnic its pacing heap: STORM's Pick measured 12-19%
-// more CPU on this package (sched/storm/heap.go has the figures).
+// sched/baselines (SRPT, PIAS) and sched/storm (class heaps and receiver
+// candidates) use it, at the CPU cost of their hand-written heaps
+// (sched/storm/heap.go and the README's Performance section have the
+// figures). rnic's pacing heap is left to the NIC's split into requester
+// and responder.
 //
 //	type qp struct {
 //		iheap.Node
 //		remaining int64
 //	}
 //	var h iheap.Heap[qp]
-//	h.Push(q, iheap.Key{q.remaining, id})
+//	h.Push(q, iheap.Key{A: q.remaining, B: id})
 //	best := h.Min()
-//	h.Fix(q, iheap.Key{q.remaining - 1000, id})
+//	h.Fix(q, iheap.Key{A: q.remaining - 1000, B: id})
 //	h.Remove(q)
 package iheap

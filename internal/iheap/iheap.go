@@ -6,21 +6,22 @@ import (
 	"unsafe"
 )
 
-// Key orders items: lexicographically by its four fields, smallest first.
-// Unused trailing fields are 0.
-type Key [4]int64
+// Key orders items: lexicographically by A, B, C, D, smallest first.
+// Unused trailing fields are 0. A struct of four words, which Go keeps in
+// registers, rather than an array, which it copies through memory.
+type Key struct{ A, B, C, D int64 }
 
 // Less reports whether a orders before b.
 func (a Key) Less(b Key) bool {
 	switch {
-	case a[0] != b[0]:
-		return a[0] < b[0]
-	case a[1] != b[1]:
-		return a[1] < b[1]
-	case a[2] != b[2]:
-		return a[2] < b[2]
+	case a.A != b.A:
+		return a.A < b.A
+	case a.B != b.B:
+		return a.B < b.B
+	case a.C != b.C:
+		return a.C < b.C
 	}
-	return a[3] < b[3]
+	return a.D < b.D
 }
 
 // Node is what the heap keeps of an item: its key and its place. An item

@@ -34,9 +34,9 @@ func TestKeyLess(t *testing.T) {
 		a, b Key
 		want bool
 	}{
-		{Key{1}, Key{2}, true}, {Key{2}, Key{1}, false}, {Key{1, 5}, Key{1, 6}, true},
-		{Key{1, 5, 9}, Key{1, 5, 8}, false}, {Key{0, 0, 0, -1}, Key{}, true}, {Key{3, 3, 3, 3}, Key{3, 3, 3, 3}, false},
-		{Key{-1, 9, 9, 9}, Key{0}, true},
+		{key(1), key(2), true}, {key(2), key(1), false}, {key(1, 5), key(1, 6), true},
+		{key(1, 5, 9), key(1, 5, 8), false}, {key(0, 0, 0, -1), key(), true}, {key(3, 3, 3, 3), key(3, 3, 3, 3), false},
+		{key(-1, 9, 9, 9), key(0), true},
 	} {
 		if got := c.a.Less(c.b); got != c.want {
 			t.Errorf("%v < %v: got %v, want %v", c.a, c.b, got, c.want)
@@ -56,7 +56,7 @@ func TestHeapAgainstSort(t *testing.T) {
 	var h Heap[item]
 	for step := range 20000 {
 		it := items[rng.IntN(len(items))]
-		k := Key{rng.Int64N(8), rng.Int64N(8), 0, int64(it.id)}
+		k := key(rng.Int64N(8), rng.Int64N(8), 0, int64(it.id))
 		switch {
 		case !it.In():
 			it.key = k
@@ -103,8 +103,8 @@ func TestHeapAgainstSort(t *testing.T) {
 
 // TestHeapPopOrder pops a fixed set: the keys come out sorted.
 func TestHeapPopOrder(t *testing.T) {
-	keys := []Key{{5, 1}, {3, 9}, {3, 2}, {7}, {1, 1, 1, 1}, {3, 2, 0, -4}, {0}}
-	want := []Key{{0}, {1, 1, 1, 1}, {3, 2, 0, -4}, {3, 2}, {3, 9}, {5, 1}, {7}}
+	keys := []Key{key(5, 1), key(3, 9), key(3, 2), key(7), key(1, 1, 1, 1), key(3, 2, 0, -4), key(0)}
+	want := []Key{key(0), key(1, 1, 1, 1), key(3, 2, 0, -4), key(3, 2), key(3, 9), key(5, 1), key(7)}
 	var h Heap[item]
 	its := make([]item, len(keys))
 	for i := range its {
@@ -126,9 +126,9 @@ func TestHeapPopOrder(t *testing.T) {
 func TestClasses(t *testing.T) {
 	var cs Classes[item]
 	a, b, c := &item{id: 1}, &item{id: 2}, &item{id: 3}
-	cs.Set(a, 3, Key{10})
-	cs.Set(b, 3, Key{5})
-	cs.Set(c, 5, Key{1})
+	cs.Set(a, 3, key(10))
+	cs.Set(b, 3, key(5))
+	cs.Set(c, 5, key(1))
 	if got := cs.First(0); got != b {
 		t.Errorf("First(0): got item %d, want 2 (class 3's smallest)", got.id)
 	}
@@ -141,15 +141,15 @@ func TestClasses(t *testing.T) {
 	if got := cs.Best(1<<3 | 1<<5); got != nil {
 		t.Errorf("Best(3 and 5 paused): got item %d, want nil", got.id)
 	}
-	cs.Set(b, 3, Key{20}) // re-key in place
+	cs.Set(b, 3, key(20)) // re-key in place
 	if got := cs.First(0); got != a {
 		t.Errorf("after re-key: First got item %d, want 1", got.id)
 	}
-	cs.Set(a, 5, Key{1}) // move; ties with c: Best keeps the lower class's head
+	cs.Set(a, 5, key(1)) // move; ties with c: Best keeps the lower class's head
 	if a.Class() != 5 || cs.Len(3) != 1 || cs.Len(5) != 2 {
 		t.Errorf("after move: class %d, lens %d/%d, want 5, 1/2", a.Class(), cs.Len(3), cs.Len(5))
 	}
-	cs.Set(b, 1, Key{1})
+	cs.Set(b, 1, key(1))
 	if got := cs.Best(0); got != b {
 		t.Errorf("Best on a tie of keys: got item %d, want 2 (the lower class)", got.id)
 	}
@@ -166,15 +166,15 @@ func TestSteadyStateAllocs(t *testing.T) {
 	var h Heap[item]
 	its := make([]item, 64)
 	for i := range its {
-		h.Push(&its[i], Key{int64(i)})
+		h.Push(&its[i], key(int64(i)))
 	}
 	n := int64(0)
 	allocs := testing.AllocsPerRun(1000, func() {
 		it := h.Min()
 		h.Remove(it)
 		n++
-		h.Push(it, Key{n + 64})
-		h.Fix(&its[n%64], Key{n})
+		h.Push(it, key(n+64))
+		h.Fix(&its[n%64], key(n))
 	})
 	if allocs != 0 {
 		t.Errorf("got %v allocs per run, want 0", allocs)
@@ -194,5 +194,12 @@ func TestLayoutChecked(t *testing.T) {
 		}
 	}()
 	var h Heap[bad]
-	h.Push(&bad{}, Key{})
+	h.Push(&bad{}, key())
+}
+
+// key is a Key of its leading fields.
+func key(v ...int64) Key {
+	var k [4]int64
+	copy(k[:], v)
+	return Key{k[0], k[1], k[2], k[3]}
 }

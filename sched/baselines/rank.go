@@ -58,7 +58,7 @@ const _ = uint(iheap.NumClasses-fabric.NumClasses) + uint(fabric.NumClasses-ihea
 
 // set puts r in class c's heap with key k1, moving it if it was elsewhere.
 func (hs *classHeaps) set(r *ranked, c uint8, k1 int64) {
-	hs.h.Set(r, c, iheap.Key{k1, r.id})
+	hs.h.Set(r, c, iheap.Key{A: k1, B: r.id})
 }
 
 // remove takes r out of its heap, if it is in one.

@@ -3,6 +3,7 @@ package storm
 import (
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/iheap"
 )
 
 // Receiver slot kinds.
@@ -20,19 +21,19 @@ type rxKey struct {
 
 // rxTxn is a transaction as its receiver knows it.
 type rxTxn struct {
-	key     rxKey
-	src     int32
-	end     int64 // stream offset after its last byte (endUnknown if too far to announce)
-	rcvd    int64 // highest stream offset received + 1
-	backlog int
-	small   bool
-	slot    int8        // slotBacklog, slotOther, or slotNone for a candidate
-	granted int64       // offset granted so far
-	class   uint8       // class of its grants (its kind's when first granted)
-	lastAt  engine.Time // occupant: when it was granted or its last byte arrived; parked: when it may return
-	seq     int64       // announcement order
-	idx     int         // position in its candidate heap
-	heap    int8        // which candidate heap (the kind when it was pushed)
+	iheap.Node // position in its candidate heap; first, as iheap needs
+	key        rxKey
+	src        int32
+	end        int64 // stream offset after its last byte (endUnknown if too far to announce)
+	rcvd       int64 // highest stream offset received + 1
+	backlog    int
+	small      bool
+	slot       int8        // slotBacklog, slotOther, or slotNone for a candidate
+	granted    int64       // offset granted so far
+	class      uint8       // class of its grants (its kind's when first granted)
+	lastAt     engine.Time // occupant: when it was granted or its last byte arrived; parked: when it may return
+	seq        int64       // announcement order
+	heap       int8        // which candidate heap (the kind when it was pushed)
 }
 
 func (r *rxTxn) rem() int64 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/iheap"
 	"github.com/dcsim/dcsim/rnic"
 )
 
@@ -70,13 +71,12 @@ type release struct {
 
 // qpState is the scheduler's view of one QP (kept in rnic.QP.SchedState).
 type qpState struct {
+	// Place and key in the class heaps (class 0 = not eligible); first,
+	// as iheap needs.
+	iheap.Node
+
 	qp *rnic.QP
 	id int64
-
-	// Place in the class heaps (class 0 = not eligible).
-	class      uint8
-	idx        int
-	k1, k2, k3 int64
 
 	// Transactions not yet fully acknowledged, in posting order:
 	// txns[head:] are live, txns[hol] holds the send point.
@@ -183,7 +183,7 @@ func (s *Scheduler) BDP() int64 { return s.bdp }
 
 // QPOpened implements rnic.Scheduler.
 func (s *Scheduler) QPOpened(qp *rnic.QP) {
-	q := &qpState{qp: qp, id: qp.ID, idx: -1}
+	q := &qpState{qp: qp, id: qp.ID}
 	qp.SchedState = q
 	s.qps[qp.ID] = q
 }
@@ -467,7 +467,7 @@ func (s *Scheduler) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
 	if q == nil {
 		return nil, 0
 	}
-	return q.qp, q.class
+	return q.qp, q.Class()
 }
 
 // Eligible reports whether Pick could choose qp with these classes paused
