@@ -39,6 +39,11 @@ type Isolation struct {
 	// each: 11.8 MB on the 720 switches of a k = 24 fat-tree).
 	AdaptGap  Duration `yaml:"adapt_gap"`
 	FlowSlots int      `yaml:"flow_slots"`
+	// AFI adapts, with no ARN, the data packets that adaptive routing at
+	// a switch diverts from a next hop whose detector is a root or a
+	// branch (the authors' earlier proposal; fabric/isolation doc.go).
+	// Off by default; AFI alone is afi: true with arn: false.
+	AFI bool `yaml:"afi,omitempty"`
 }
 
 func defaultIsolation() *Isolation {

@@ -44,7 +44,7 @@ func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Ro
 			CRT: engine.Time(c.CRT)},
 		VCBuffer: int64(c.VCBuffer), ARN: c.ARN, AFC: uint8(c.AFCClass),
 		EntryLifetime: engine.Time(c.ARNEntryLifetime), ClearOnNormal: c.ARNClearOnNormal,
-		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots,
+		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots, AFI: c.AFI,
 	})
 	if err != nil {
 		return nil, err
@@ -67,5 +67,8 @@ func isolationCounters(iso *isolation.Isolation, into map[string]int64) {
 		"afc_adapted_packets": k.Adapted,
 	} {
 		into[name] = v
+	}
+	if iso.Config().AFI {
+		into["afi_diverted"] = k.Diverted
 	}
 }

@@ -34,6 +34,8 @@ var schemes = map[string][]string{
 	"arn-afi":       {"switch.routing.kind=adaptive", "switch.isolation={}"},
 	"arn-afi-gap0":  {"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.adapt_gap=0s"},
 	"afc-no-arn":    {"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.arn=false"},
+	"afi":           {"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.arn=false", "switch.isolation.afi=true"},
+	"afi-gap0":      {"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.arn=false", "switch.isolation.afi=true", "switch.isolation.adapt_gap=0s"},
 	"arn-afi-ecmp":  {"switch.isolation={}"},
 	"ideal":         {"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.adapt_gap=0s", "switch.isolation.crt=0s", "switch.isolation.hcd_th=0.05"},
 	"no-hotspot-ar": {"switch.routing.kind=adaptive"},

@@ -154,11 +154,20 @@ func (r *Router) Route(sw *fabric.Switch, p *fabric.Packet, in int) int {
 	afc := iso.cfg.AFC
 	adapted := afc != 0 && p.Class == afc
 	if !adapted && p.Kind == fabric.Data {
-		if adapted = iso.adapt(sw, p); adapted {
+		port := -1 // the base router's decision, taken first under AFI
+		if iso.cfg.AFI {
+			port = r.Base.Route(sw, p, in)
+		}
+		if adapted = iso.adapt(sw, p, r.salt(), port); adapted {
 			iso.Adapted++
 			if afc != 0 {
 				p.Class = afc
 			}
+			if port >= 0 {
+				return port // AFI: the adaptive decision stands at this switch
+			}
+		} else if port >= 0 {
+			return port
 		}
 	}
 	if !adapted {
@@ -168,20 +177,67 @@ func (r *Router) Route(sw *fabric.Switch, p *fabric.Packet, in int) int {
 	return int(hops[int(p.Dst)%len(hops)])
 }
 
-// adapt decides whether data packet p, not in the AFC, is adapted at sw.
-func (iso *Isolation) adapt(sw *fabric.Switch, p *fabric.Packet) bool {
+// salt is the ECMP salt of the router under r: the hash that picks the
+// next hop adaptive routing takes when its ports are idle.
+func (r *Router) salt() uint32 {
+	b := r.Base
+	for {
+		switch x := b.(type) {
+		case *QueueMap:
+			b = x.Base
+		case *fabric.Adaptive:
+			return x.Salt
+		case fabric.ECMP:
+			return x.Salt
+		default:
+			return 0
+		}
+	}
+}
+
+// adapt decides whether data packet p, not in the AFC, is adapted at sw:
+// a live ARN entry for its destination and class, or under AFI the base
+// router's decision port diverting it from a congested next hop. With
+// AdaptGap > 0 the decision is taken at the first packet of a flowlet
+// and holds for the flowlet.
+func (iso *Isolation) adapt(sw *fabric.Switch, p *fabric.Packet, salt uint32, port int) bool {
 	t := &iso.tabs[sw.Index()]
+	now := iso.net.Sim.Now()
 	gap := iso.cfg.AdaptGap
 	if gap == 0 {
-		return len(t.entries) > 0 && t.match(iso.net.Sim.Now(), p.Dst, p.Class, &iso.Expired)
+		return iso.matches(sw, t, now, p, salt, port)
 	}
-	now := iso.net.Sim.Now()
 	h := fabric.Murmur3(uint32(p.Src), uint32(p.Dst), uint32(p.SPort)|uint32(p.DPort)<<16, uint32(sw.ID))
 	f := &t.flows[h&uint32(len(t.flows)-1)]
 	if f.tag != h || f.last == 0 || now-f.last >= gap {
 		f.tag = h
-		f.adapted = len(t.entries) > 0 && t.match(now, p.Dst, p.Class, &iso.Expired)
+		f.adapted = iso.matches(sw, t, now, p, salt, port)
 	}
 	f.last = now + 1 // never 0 once used
 	return f.adapted
+}
+
+func (iso *Isolation) matches(sw *fabric.Switch, t *table, now engine.Time, p *fabric.Packet, salt uint32, port int) bool {
+	if len(t.entries) > 0 && t.match(now, p.Dst, p.Class, &iso.Expired) {
+		return true
+	}
+	if port >= 0 && iso.diverted(sw, p, salt, port) {
+		iso.Diverted++
+		return true
+	}
+	return false
+}
+
+// diverted reports whether port, the base router's choice for p at sw,
+// is not the next hop p takes with idle ports (ECMP's hash with salt,
+// which fabric.Adaptive's tie-break reproduces) while that next hop's
+// detector for p's class is a Root or a Branch.
+func (iso *Isolation) diverted(sw *fabric.Switch, p *fabric.Packet, salt uint32, port int) bool {
+	hops := sw.Routes(p.Dst)
+	if len(hops) < 2 {
+		return false
+	}
+	h := fabric.Murmur3(uint32(p.Src), uint32(p.Dst), uint32(p.SPort)|uint32(p.DPort)<<16, uint32(sw.ID)^salt)
+	e := int(hops[h%uint32(len(hops))])
+	return e != port && iso.det[sw.Index()][e*fabric.NumClasses+int(p.Class)].State() != Normal
 }

@@ -112,6 +112,29 @@
 // fabric.Adaptive without Isolation; ARN off with the AFC on is
 // Isolation with Config.ARN false (detectors and counters, no entries,
 // so nothing enters the AFC: it shows that the AFC alone changes
-// nothing). AFI, the authors' earlier proposal, is not modelled: its
-// mechanism is not restated in the paper.
+// nothing). AFI is below.
+//
+// # AFI
+//
+// AFI, the authors' earlier proposal that the paper compares with, is
+// named there but not restated. Config.AFI (switch.isolation.afi, off by
+// default) models it as the reading its name and the paper's contrast
+// suggest: adaptive routing with the AFC and the same detectors, but no
+// ARN. The switch that diverts a packet is the one that adapts it: a data
+// packet not yet in the AFC whose base router decision at this switch (the
+// adaptive routing choice) is not the next hop it takes with idle ports
+// (the ECMP hash's, which fabric.Adaptive's tie-break reproduces, so
+// "diverted" is exact) while that next hop's detector for the packet's
+// class is a Root or a Branch gets the adapted bit: it leaves on the
+// adaptive choice in the AFC and is routed D-mod-k at every later switch,
+// as ARN-adapted packets are (Router.Route, adapt, diverted). The
+// detection is local, so only congestion the switch itself sees at its up
+// ports is avoided, and only after adaptive routing has already moved
+// the flow; ARN+AFI moves the flows that feed a root at the lowest stage
+// that can avoid it, before their packets reach the congested port. With
+// AdaptGap > 0 the decision is per flowlet, as for ARN entries. AFI alone
+// is AFI with ARN false (examples/isolation scheme afi); both on adapt a
+// packet when either says so. Counters.Diverted counts AFI's decisions;
+// under ECMP (no adaptive routing) nothing is ever diverted.
+// TestAFIDivertsFromCongestedPort checks every case on a k = 4 fat-tree.
 package isolation

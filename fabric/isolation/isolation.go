@@ -45,6 +45,13 @@ type Config struct {
 	// two; 0 means 4096), by flow hash.
 	AdaptGap  engine.Time
 	FlowSlots int
+	// AFI is the authors' earlier proposal alone (doc.go, "AFI"): a
+	// data packet that the base router's decision at this switch sends
+	// away from the next hop it takes with idle ports (the ECMP hash's),
+	// while that next hop's detector for the packet's class is a Root
+	// or a Branch, gets the adapted bit there, with no ARN. Set ARN
+	// false for AFI alone.
+	AFI bool
 	// OnChange, when set, is the trace point of every detector state
 	// change.
 	OnChange func(now engine.Time, sw *fabric.Switch, port int, class uint8, from, to State)
@@ -87,6 +94,7 @@ type Counters struct {
 	Expired    int64 // entries removed by their lifetime
 	Removed    int64 // entries removed by a clearing ARN
 	Adapted    int64 // packets given the adapted bit (moved to the AFC)
+	Diverted   int64 // AFI decisions (per flowlet with AdaptGap) that adapted a diverted packet
 }
 
 // Isolation is congestion detection, ARN and the AFC on one network. It
@@ -176,6 +184,9 @@ func Install(net *fabric.Network, cfg Config) (*Isolation, error) {
 	}
 	return iso, nil
 }
+
+// Config is the configuration iso was installed with.
+func (iso *Isolation) Config() Config { return iso.cfg }
 
 // State is the detector state of sw's port and class.
 func (iso *Isolation) State(sw *fabric.Switch, port int, class uint8) State {

@@ -58,6 +58,13 @@ func build(t *testing.T, cfg Config) (*engine.Sim, *fabric.Network, *Isolation) 
 // nil cfg, adaptive routing alone.
 func buildNet(t *testing.T, buffer int64, cfg *Config) (*engine.Sim, *fabric.Network, *Isolation) {
 	t.Helper()
+	return buildWith(t, buffer, cfg, NewRouter(&fabric.Adaptive{FlowletGap: 5 * engine.Microsecond}))
+}
+
+// buildWith is buildNet with r (and r.Base alone when cfg is nil) as
+// the router.
+func buildWith(t *testing.T, buffer int64, cfg *Config, r *Router) (*engine.Sim, *fabric.Network, *Isolation) {
+	t.Helper()
 	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
 	if err != nil {
 		t.Fatal(err)
@@ -67,9 +74,7 @@ func buildNet(t *testing.T, buffer int64, cfg *Config) (*engine.Sim, *fabric.Net
 	if buffer > 0 {
 		fc.Buffer = buffer
 	}
-	base := &fabric.Adaptive{FlowletGap: 5 * engine.Microsecond}
-	fc.Router = base
-	r := NewRouter(base)
+	fc.Router = r.Base
 	if cfg != nil {
 		fc.Router = r
 	}
