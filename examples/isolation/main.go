@@ -110,9 +110,9 @@ func runCmd(args []string) error {
 	}
 	defer summary.Close()
 	sw, mw := csv.NewWriter(series), csv.NewWriter(summary)
-	sw.Write([]string{"k", "hotspot", "scheme", "time_us", "efficiency", "other_delivered_gbps", "hotspot_delivered_gbps", "other_goodput_gbps"})
+	sw.Write([]string{"k", "hotspot", "scheme", "time_us", "efficiency", "other_delivered_gbps", "hotspot_delivered_gbps", "other_goodput_gbps", "other_injected_gbps"})
 	mw.Write([]string{"k", "hotspot", "scheme", "goodput_before_gbps", "goodput_during_gbps", "goodput_after_gbps",
-		"efficiency_before", "efficiency_during", "recovery_us", "nacks", "retransmitted_bytes", "arn_generated", "afc_adapted_packets"})
+		"efficiency_before", "efficiency_during", "recovery_us", "nacks", "retransmitted_bytes", "arn_generated", "afc_adapted_packets", "background_efficiency_before", "recovery_after_stop_us"})
 	for _, h := range strings.Split(*hot, ",") {
 		for _, name := range strings.Split(*names, ",") {
 			over, ok := schemes[name]
@@ -133,14 +133,14 @@ func runCmd(args []string) error {
 				return fmt.Errorf("%s %s: %v", h, name, err)
 			}
 			for _, b := range r.bins {
-				sw.Write([]string{strconv.Itoa(*k), h, name, f(b.t), f(b.eff), f(b.other), f(b.hot), f(b.good)})
+				sw.Write([]string{strconv.Itoa(*k), h, name, f(b.t), f(b.eff), f(b.other), f(b.hot), f(b.good), f(b.otherIn)})
 			}
 			s := r.summarise()
 			mw.Write([]string{strconv.Itoa(*k), h, name, f(s.before), f(s.during), f(s.after), f(s.effBefore), f(s.effDuring),
 				f(s.recovery), strconv.FormatInt(r.nacks, 10), strconv.FormatInt(r.counters["retransmitted_bytes"], 10), strconv.FormatInt(r.counters["arn_generated"], 10),
-				strconv.FormatInt(r.counters["afc_adapted_packets"], 10)})
-			fmt.Fprintf(os.Stderr, "k=%d %s %-12s background goodput before %.0f during %.0f after %.0f Gbps, efficiency %.3f -> %.3f, recovery %.0f us, %d NACKs, %d B resent\n",
-				*k, h, name, s.before, s.during, s.after, s.effBefore, s.effDuring, s.recovery, r.nacks, r.counters["retransmitted_bytes"])
+				strconv.FormatInt(r.counters["afc_adapted_packets"], 10), f(s.bgEffBefore), f(s.recoveryStop)})
+			fmt.Fprintf(os.Stderr, "k=%d %s %-12s background goodput before %.0f during %.0f after %.0f Gbps, efficiency %.3f -> %.3f, recovery %.0f us (after the stop %.0f us), %d NACKs, %d B resent\n",
+				*k, h, name, s.before, s.during, s.after, s.effBefore, s.effDuring, s.recovery, s.recoveryStop, r.nacks, r.counters["retransmitted_bytes"])
 		}
 	}
 	sw.Flush()
@@ -157,11 +157,12 @@ func f(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 // and to the hot spots (both counting resent data again), and the
 // goodput of background flows to other hosts, the bytes of those that
 // finished in the bin.
-type bin struct{ t, eff, other, hot, good float64 }
+type bin struct{ t, eff, other, hot, good, otherIn float64 }
 
 type result struct {
 	bins        []bin
 	start, stop float64 // hot spot, us
+	end         float64 // end of arrivals (the scenario's duration), us
 	nacks       int64
 	counters    map[string]int64
 }
@@ -188,6 +189,8 @@ func runOne(sets []string) (*result, error) {
 			b.eff = r.Value
 		case "other/delivered_gbps":
 			b.other = r.Value
+		case "other/injected_gbps":
+			b.otherIn = r.Value
 		case "hotspot/delivered_gbps":
 			b.hot = r.Value
 		}
@@ -212,13 +215,17 @@ func runOne(sets []string) (*result, error) {
 	sort.Slice(out.bins, func(i, j int) bool { return out.bins[i].t < out.bins[j].t })
 	hp := s.Workload.Params.(*scenario.HotSpotParams)
 	out.start, out.stop = float64(hp.Start)/1e6, float64(hp.Stop)/1e6
+	out.end = float64(s.Duration) / 1e6
 	if hp.Start >= s.Duration { // no hot spot: summarise over the built-in's window
 		out.start, out.stop = 200, 400
 	}
 	return out, nil
 }
 
-type summary struct{ before, during, after, effBefore, effDuring, recovery float64 }
+type summary struct {
+	before, during, after, effBefore, effDuring, recovery float64
+	bgEffBefore, recoveryStop                             float64
+}
 
 // summarise averages the background goodput to non-hot-spot hosts over
 // the 100 us before
@@ -226,7 +233,11 @@ type summary struct{ before, during, after, effBefore, effDuring, recovery float
 // the end of arrivals), and finds the recovery time: from the hot spot's
 // start to the first bin from which on, until it ends, that goodput
 // stays at 90% or more of its value before (-1 if it never does; 0 if it
-// never fell).
+// never fell). recoveryStop is the time from the hot spot's stop to the
+// start of the first 50 us window in which the background's efficiency
+// (its delivered / injected Gbps on host links) is within 10% of its mean
+// over the 100 us before the hot spot (bgEffBefore), -1 if none before
+// the end of arrivals.
 func (r *result) summarise() summary {
 	var s summary
 	mean := func(lo, hi float64, pick func(b bin) float64) float64 {
@@ -260,6 +271,33 @@ func (r *result) summarise() summary {
 			break
 		}
 		s.recovery = b.t - 10 - r.start // the bin's start
+	}
+	bgEff := func(b bin) float64 {
+		if b.otherIn == 0 {
+			return 0
+		}
+		return b.other / b.otherIn
+	}
+	s.bgEffBefore = mean(r.start-100, r.start, bgEff)
+	// The first 50 us window (five bins, delivered over injected)
+	// starting at or after the stop whose efficiency is within 10% of
+	// bgEffBefore; one 10 us bin varies by 30% on a k = 4 tree.
+	s.recoveryStop = -1
+	const w = 5
+	for i := range r.bins {
+		lo := r.bins[i].t - 10
+		if lo < r.stop || i+w > len(r.bins) || r.bins[i+w-1].t > r.end {
+			continue
+		}
+		var d, in float64
+		for _, b := range r.bins[i : i+w] {
+			d += b.other
+			in += b.otherIn
+		}
+		if in > 0 && d/in >= 0.9*s.bgEffBefore {
+			s.recoveryStop = lo - r.stop
+			break
+		}
 	}
 	return s
 }
