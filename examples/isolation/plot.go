@@ -32,8 +32,8 @@ func plotCmd(in, out string) error {
 	thr := map[key]map[string]plotter.XYs{}
 	var keys []key
 	for i, r := range rows[1:] {
-		if len(r) != 8 {
-			return fmt.Errorf("%s:%d: want 8 fields, got %d", in, i+2, len(r))
+		if len(r) != 8 && len(r) != 9 { // 9: with other_injected_gbps
+			return fmt.Errorf("%s:%d: want 8 or 9 fields, got %d", in, i+2, len(r))
 		}
 		var v [3]float64
 		for j, col := range []int{3, 4, 7} {
