@@ -112,7 +112,7 @@ func runCmd(args []string) error {
 	sw, mw := csv.NewWriter(series), csv.NewWriter(summary)
 	sw.Write([]string{"k", "hotspot", "scheme", "time_us", "efficiency", "other_delivered_gbps", "hotspot_delivered_gbps", "other_goodput_gbps", "other_injected_gbps"})
 	mw.Write([]string{"k", "hotspot", "scheme", "goodput_before_gbps", "goodput_during_gbps", "goodput_after_gbps",
-		"efficiency_before", "efficiency_during", "recovery_us", "nacks", "retransmitted_bytes", "arn_generated", "afc_adapted_packets", "background_efficiency_before", "recovery_after_stop_us"})
+		"efficiency_before", "efficiency_during", "recovery_us", "nacks", "retransmitted_bytes", "arn_generated", "afc_adapted_packets", "other_delivered_before_gbps", "recovery_after_stop_us"})
 	for _, h := range strings.Split(*hot, ",") {
 		for _, name := range strings.Split(*names, ",") {
 			over, ok := schemes[name]
@@ -138,7 +138,7 @@ func runCmd(args []string) error {
 			s := r.summarise()
 			mw.Write([]string{strconv.Itoa(*k), h, name, f(s.before), f(s.during), f(s.after), f(s.effBefore), f(s.effDuring),
 				f(s.recovery), strconv.FormatInt(r.nacks, 10), strconv.FormatInt(r.counters["retransmitted_bytes"], 10), strconv.FormatInt(r.counters["arn_generated"], 10),
-				strconv.FormatInt(r.counters["afc_adapted_packets"], 10), f(s.bgEffBefore), f(s.recoveryStop)})
+				strconv.FormatInt(r.counters["afc_adapted_packets"], 10), f(s.bgBefore), f(s.recoveryStop)})
 			fmt.Fprintf(os.Stderr, "k=%d %s %-12s background goodput before %.0f during %.0f after %.0f Gbps, efficiency %.3f -> %.3f, recovery %.0f us (after the stop %.0f us), %d NACKs, %d B resent\n",
 				*k, h, name, s.before, s.during, s.after, s.effBefore, s.effDuring, s.recovery, s.recoveryStop, r.nacks, r.counters["retransmitted_bytes"])
 		}
@@ -224,7 +224,7 @@ func runOne(sets []string) (*result, error) {
 
 type summary struct {
 	before, during, after, effBefore, effDuring, recovery float64
-	bgEffBefore, recoveryStop                             float64
+	bgBefore, recoveryStop                                float64
 }
 
 // summarise averages the background goodput to non-hot-spot hosts over
@@ -234,10 +234,10 @@ type summary struct {
 // start to the first bin from which on, until it ends, that goodput
 // stays at 90% or more of its value before (-1 if it never does; 0 if it
 // never fell). recoveryStop is the time from the hot spot's stop to the
-// start of the first 50 us window in which the background's efficiency
-// (its delivered / injected Gbps on host links) is within 10% of its mean
-// over the 100 us before the hot spot (bgEffBefore), -1 if none before
-// the end of arrivals.
+// start of the first 50 us window in which the background's delivered
+// Gbps to other hosts (resent data included) is within 10% of its mean
+// over the 100 us before the hot spot (bgBefore), -1 if none before the
+// end of arrivals.
 func (r *result) summarise() summary {
 	var s summary
 	mean := func(lo, hi float64, pick func(b bin) float64) float64 {
@@ -272,16 +272,16 @@ func (r *result) summarise() summary {
 		}
 		s.recovery = b.t - 10 - r.start // the bin's start
 	}
-	bgEff := func(b bin) float64 {
-		if b.otherIn == 0 {
-			return 0
-		}
-		return b.other / b.otherIn
-	}
-	s.bgEffBefore = mean(r.start-100, r.start, bgEff)
-	// The first 50 us window (five bins, delivered over injected)
-	// starting at or after the stop whose efficiency is within 10% of
-	// bgEffBefore; one 10 us bin varies by 30% on a k = 4 tree.
+	// The background's efficiency is its delivered Gbps over what it
+	// offers, the mean delivered before the hot spot (its offered load is
+	// constant): delivered / injected on host links would hide a tree,
+	// since PFC pauses the background's senders and their injection falls
+	// with their delivery.
+	bgOther := func(b bin) float64 { return b.other }
+	s.bgBefore = mean(r.start-100, r.start, bgOther)
+	// The first 50 us window (five bins) starting at or after the stop
+	// whose delivered mean is within 10% of bgBefore; one 10 us bin
+	// varies by 30% on a k = 4 tree.
 	s.recoveryStop = -1
 	const w = 5
 	for i := range r.bins {
@@ -289,12 +289,11 @@ func (r *result) summarise() summary {
 		if lo < r.stop || i+w > len(r.bins) || r.bins[i+w-1].t > r.end {
 			continue
 		}
-		var d, in float64
+		var d float64
 		for _, b := range r.bins[i : i+w] {
 			d += b.other
-			in += b.otherIn
 		}
-		if in > 0 && d/in >= 0.9*s.bgEffBefore {
+		if d/w >= 0.9*s.bgBefore {
 			s.recoveryStop = lo - r.stop
 			break
 		}
