@@ -3,8 +3,11 @@
 // arn-afi (a fat-tree with a uniform background and a hot spot from 200
 // to 400 us) under each scheme, and writes the network efficiency and
 // the non-hot-spot throughput per 10 us bin to a CSV, a summary per run
-// (non-hot-spot throughput before, during and after the hot spot, and the
-// recovery time) to another, and a plot of efficiency against time.
+// (non-hot-spot throughput before, during and after the hot spot, the
+// recovery time during it and, recovery_after_stop_us, the time after it
+// stops until the background's delivered Gbps is back within 10% of
+// before over a 50 us window) to another, and a plot of efficiency
+// against time.
 //
 //	go run ./examples/isolation run examples/results/isolation [--set k=v]...
 //	go run ./examples/isolation plot examples/results/isolation.csv examples/isolation.png
