@@ -1,5 +1,5 @@
 // Command outcmp compares the outputs of two dcsim runs: the deterministic
-// files (flows, iterations, collectives and samples parquet, scenario.yaml)
+// files (flows, iterations, collectives, samples and batches parquet, scenario.yaml)
 // byte for byte, and run.parquet column by column except wall_seconds and
 // version, which differ between runs and builds. It prints every
 // difference and exits 1 if there is one, 2 on bad arguments.
@@ -29,7 +29,7 @@ import (
 	"github.com/dcsim/dcsim/analysis"
 )
 
-var exact = []string{"flows.parquet", "iterations.parquet", "collectives.parquet", "samples.parquet", "scenario.yaml"}
+var exact = []string{"flows.parquet", "iterations.parquet", "collectives.parquet", "samples.parquet", "batches.parquet", "scenario.yaml"}
 
 func main() {
 	if len(os.Args) != 3 {
@@ -124,6 +124,8 @@ func sameRows(name, a, b string) (bool, error) {
 		return sameRecords(a, b, analysis.ReadCollectives)
 	case "samples.parquet":
 		return sameRecords(a, b, analysis.ReadSamples)
+	case "batches.parquet":
+		return sameRecords(a, b, analysis.ReadBatches)
 	}
 	return false, fmt.Errorf("%s: no reader", name)
 }
