@@ -24,12 +24,11 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/cc/none"
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/examples/internal/figure"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/sched/baselines"
@@ -127,21 +126,7 @@ func run(csvPath, pngPath string) error {
 		panel("particles read before they were visible", "per 10,000 particles", stale),
 		panel("publish latency (first WRITE posted to tail visible)", "mean, us", lat),
 	}
-	img := vgimg.New(16*vg.Inch, 4.5*vg.Inch)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Inch / 4}
-	for i, p := range panels {
-		p.Draw(tiles.At(dc, i, 0))
-	}
-	out, err := os.Create(pngPath)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(out); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return figure.SavePNG(pngPath, 16*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
 }
 
 // panel plots one metric against the path-delay spread, a line per mode.

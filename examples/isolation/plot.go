@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/dcsim/dcsim/examples/internal/figure"
 )
 
 // plotCmd draws, per (k, hot spot) in the CSV, network efficiency and the
@@ -52,23 +52,15 @@ func plotCmd(in, out string) error {
 		eff[kk][r[2]] = append(eff[kk][r[2]], plotter.XY{X: v[0], Y: v[1]})
 		thr[kk][r[2]] = append(thr[kk][r[2]], plotter.XY{X: v[0], Y: v[2]})
 	}
-	img := vgimg.New(12*vg.Inch, vg.Length(len(keys))*4*vg.Inch)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: len(keys), Cols: 2, PadX: vg.Inch / 4, PadY: vg.Inch / 4}
-	for i, kk := range keys {
+	var panels [][]*plot.Plot
+	for _, kk := range keys {
 		title := fmt.Sprintf("k = %s, %s", kk.k, kk.hot)
-		panel(title+": network efficiency", "delivered / injected", eff[kk]).Draw(tiles.At(dc, 0, i))
-		panel(title+": background goodput to other hosts", "Gbps (flows finished per 10 us)", thr[kk]).Draw(tiles.At(dc, 1, i))
+		panels = append(panels, []*plot.Plot{
+			panel(title+": network efficiency", "delivered / injected", eff[kk]),
+			panel(title+": background goodput to other hosts", "Gbps (flows finished per 10 us)", thr[kk]),
+		})
 	}
-	w, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
+	return figure.SavePNG(out, 12*vg.Inch, vg.Length(len(keys))*4*vg.Inch, panels)
 }
 
 func panel(title, unit string, lines map[string]plotter.XYs) *plot.Plot {

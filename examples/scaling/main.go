@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/dcsim/dcsim/examples/internal/figure"
 )
 
 func main() {
@@ -58,21 +58,7 @@ func run(in, out string) error {
 		panel("data packets per CPU second", "packets/CPU-s", speed),
 		panel("peak resident memory", "MiB", mem),
 	}
-	img := vgimg.New(12*vg.Inch, 4.5*vg.Inch)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 4}
-	for i, p := range panels {
-		p.Draw(tiles.At(dc, i, 0))
-	}
-	w, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
+	return figure.SavePNG(out, 12*vg.Inch, 4.5*vg.Inch, [][]*plot.Plot{panels})
 }
 
 func panel(title, unit string, xy plotter.XYs) *plot.Plot {
