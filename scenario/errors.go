@@ -36,7 +36,7 @@ func (e *Error) Error() string {
 	}
 	if e.Path != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Path)
+		b.WriteString(oneLine(e.Path))
 	}
 	b.WriteString(": ")
 	b.WriteString(oneLine(e.Msg))

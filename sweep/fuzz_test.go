@@ -16,6 +16,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("base: &b default\nname: *b\ngrid: {seed: &s [1, 2], nic.mtu: *s}\n"))
 	f.Add([]byte("zip: {a: [1], b: [1, 2]}\n"))
 	f.Add([]byte("set: {a: {b: {c: {}}}, 'x.y': null}\n"))
+	// A key with a newline inside: the error's path must stay one line.
+	f.Add([]byte("set: {b: {c: {\"Z\\nZ\": 1}}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := Parse("fuzz.yaml", data)
 		if err != nil {
