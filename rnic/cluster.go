@@ -66,6 +66,12 @@ type Config struct {
 	// rocev2.SelectiveSender and SelectiveReceiver) instead of in-order
 	// go-back-N (the reference model, the default).
 	Selective bool
+	// DupThresh > 0 makes the selective receiver reorder-tolerant: it
+	// answers an out-of-order packet with a SACK (an ACK with the range)
+	// instead of a NACK, and the requester resends a hole only once
+	// DupThresh packets beyond it are SACKed (rocev2.SelectiveSender
+	// .OnSack). 0 is IRN's NACK per out-of-order packet.
+	DupThresh int
 	// Atomics is what the selective receiver does with an ATOMIC that
 	// arrives before a lower PSN (REFERENCE.md 9.3); go-back-N never keeps
 	// one.
@@ -139,6 +145,7 @@ type Counters struct {
 	DuplicateData   int64
 	OutOfOrderData  int64
 	DroppedStaleAck int64
+	Sacks           int64 // ACKs carrying a SACK range (Config.DupThresh > 0)
 }
 
 // Cluster is every host NIC of one simulation, with their shared settings.
@@ -201,7 +208,7 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 		return nil, fmt.Errorf("nic: no congestion-control algorithm")
 	}
 	c := &Cluster{Sim: net.Sim, Net: net, Cfg: cfg,
-		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval}}
+		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval, Sack: cfg.DupThresh > 0}}
 	for i := range net.HostPorts {
 		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, pairs: map[int32]*pairQPs{},
 			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}

@@ -96,6 +96,25 @@
 // Without reordering or loss the two receivers give identical runs
 // (wiring TestSelectiveReceiverWithoutReorderingIsInOrder).
 //
+// Config.DupThresh > 0 (scenario nic.sack: {dup_threshold: 3}) makes the
+// selective receiver reorder-tolerant (rocev2 doc.go argues the rule): an
+// out-of-order packet is answered by an ACK carrying its range (a SACK,
+// Arg as on IRN's NACK; Counters.Sacks, run counter sack_acks) instead of
+// a NACK, and the requester resends a hole only once DupThresh packets
+// beyond it are SACKed, or at the timeout. A packet in flight at 100 Gbps
+// that 2 later packets overtake costs nothing but its slot
+// (TestSackReorder: a 10-packet message completes one serialisation after
+// its no-reorder FCT, 0 B resent, no NACK; IRN resends the late packet);
+// a dropped packet is resent when the third SACK beyond it arrives, two
+// serialisations later than IRN resends it (TestSackLoss); a dropped last
+// packet waits for the timeout in both modes.
+//
+// A packet that arrives for a per-flow QP whose message was received
+// whole (a resend that crossed the ACKs, or a late original) finds the
+// receive state marked finished and is counted as a duplicate: it is not
+// placed or counted as payload again, and it is re-ACKed if it ends the
+// message, as the receivers treat duplicates (TestLateDuplicateOfFinishedQP).
+//
 // # Hooks for one-sided verbs
 //
 // What an ordering checker and responder variants (issue 17) build on:
@@ -232,7 +251,9 @@
 // finds its QP and its receive state in two slices indexed by id rather
 // than in maps (a map lookup per packet was 5% of a run). That costs 16
 // bytes per QP ever opened (per flow with per-flow mapping, so 16 MB per
-// million flows); a closed QP's slots are nil and its state is collected.
+// million flows); a closed QP's slots are nil (a finished per-flow
+// receive state's slot holds one shared marker) and its state is
+// collected.
 // A finished Message drops its QP pointer (after OnComplete; QPID stays),
 // so the records a run keeps for flows.parquet do not hold closed QPs'
 // transport, CC and scheduler state: about 0.5 KB of heap per finished

@@ -26,6 +26,10 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	if op.Request() {
 		units = 1 // a READ request or ATOMIC: one unit of sequence space, no payload
 	}
+	if rx == finishedRx {
+		h.lateDuplicate(now, p, op, units)
+		return
+	}
 	if c.Cfg.Selective {
 		h.receiveSelective(now, rx, p, op, units)
 		return
@@ -78,7 +82,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	}
 	// A per-flow QP's receive state ends with its message.
 	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+units {
-		c.rxByID[p.QP] = nil
+		c.rxByID[p.QP] = finishedRx
 	}
 }
 
@@ -181,7 +185,35 @@ func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op 
 		h.readArrived(now, p)
 	}
 	if c.Cfg.Mapping.PerFlow && sel.lastEnd > 0 && r.Expected >= sel.lastEnd && r.Held() == 0 {
-		c.rxByID[p.QP] = nil
+		c.rxByID[p.QP] = finishedRx
+	}
+}
+
+// finishedRx marks the receive state of a per-flow QP whose message was
+// received whole: a packet that arrives for it later is a duplicate (a
+// resend that crossed the ACKs), not a new flow's first packet. It is
+// shared and never written.
+var finishedRx = &rxQP{}
+
+// lateDuplicate handles a packet of a per-flow QP whose message was
+// received whole (finishedRx): it is counted as a duplicate and neither
+// placed nor counted as payload. As the receivers answer duplicates, one
+// that ends the message is ACKed again, here with its own end (every byte
+// before it arrived), a duplicate ATOMIC gets its ATOMIC ACK again while
+// its WQE is pending, a duplicate READ request is answered only if it was
+// not (respond); anything else is silent. No CNP: nothing is left to slow
+// down.
+func (h *Host) lateDuplicate(now engine.Time, p *fabric.Packet, op rocev2.Opcode, units int64) {
+	h.c.Counters.DuplicateData++
+	switch {
+	case op == rocev2.ReadRequest:
+		h.respond(p)
+	case op.Request():
+		if m := h.execute(now, p); m != nil {
+			h.reply(now, p, rocev2.SendAck, p.Seq+units, rocev2.Span{}, false, m)
+		}
+	case p.Last:
+		h.reply(now, p, rocev2.SendAck, p.Seq+units, rocev2.Span{}, false, nil)
 	}
 }
 

@@ -210,13 +210,30 @@ type NIC struct {
 	// Fence is the requester's fence on ATOMICs: none (the empty default,
 	// printing nothing) or implicit (an ATOMIC waits until the WRITEs
 	// before it on its QP are acknowledged).
-	Fence     string `yaml:"fence,omitempty"`
+	Fence string `yaml:"fence,omitempty"`
+	// Sack is the selective receiver's reorder-tolerant mode (nic.sack:
+	// {} for the defaults): absent, IRN's NACK per out-of-order packet
+	// (prints nothing); present, the receiver SACKs and the requester
+	// treats a hole as lost only after DupThreshold packets beyond it are
+	// SACKed (rocev2.SelectiveSender.DupThresh).
+	Sack      *Sack  `yaml:"sack,omitempty"`
 	Scheduler string `yaml:"scheduler"`
 	// Params is the active scheduler's parameter struct: the pointer its
 	// Plugin.Params returned, decoded from nic.<scheduler>. It prints
 	// under that key.
 	Params any `yaml:"-"`
 }
+
+// Sack is nic.sack, the reorder-tolerant loss detection of the selective
+// receiver.
+type Sack struct {
+	// DupThreshold is how many packets beyond a hole must be selectively
+	// acknowledged before the requester resends it: RFC 6675's DupThresh,
+	// 3 as in TCP (RFC 5681's three duplicate ACKs).
+	DupThreshold int `yaml:"dup_threshold"`
+}
+
+func (k *Sack) setDefaults() { *k = Sack{DupThreshold: 3} }
 
 // SelectiveReceiver reports whether the receiver keeps out-of-order data
 // (every receiver but inorder).

@@ -59,7 +59,7 @@ func TestParseErrors(t *testing.T) {
 		{"too many hosts", "topology: {leaves: 2000, hosts_per_leaf: 1000}\n", nil,
 			"scenario.yaml:1: topology.hosts_per_leaf: 2000000 hosts is more than the limit of 1048576"},
 		{"unregistered sub-map", "nic:\n  lottery: {slots: 1}\n", nil,
-			`scenario.yaml:2: nic.lottery: unknown field "lottery" (valid: mtu, qp_mapping, data_class, ack_class, ack_interval, nack_interval, rto, cnp, cnp_interval, realistic_headers, receiver, fence, scheduler; or a scheduler's name for its parameters: fair, fair-message, srpt, pias, storm, storm-sender, storm-sw)`},
+			`scenario.yaml:2: nic.lottery: unknown field "lottery" (valid: mtu, qp_mapping, data_class, ack_class, ack_interval, nack_interval, rto, cnp, cnp_interval, realistic_headers, receiver, fence, sack, scheduler; or a scheduler's name for its parameters: fair, fair-message, srpt, pias, storm, storm-sender, storm-sw)`},
 		{"unknown knob of an inactive scheduler", "nic:\n  storm: {slots: 1}\n", nil,
 			`scenario.yaml:2: nic.storm.slots: unknown field "slots" (valid: bdp_bytes, priorities, slots_backlog, slots_other, grant_granularity, grant_chunk_bytes, preempt, backlog_updates, backlog_update_gap, backlog_update_bytes, release_after_rtts, lend, small_in_active_set, grouping, group_window, within_class_order, guard, storm_header_bytes, grant_bytes, grant_class, sw_decision_delay, p_small, p_backlog, p_low)`},
 		{"duration without unit", "duration: 10\n", nil,

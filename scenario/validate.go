@@ -367,6 +367,14 @@ func (s *Scenario) validateNIC() *FieldError {
 	); fe != nil {
 		return fe
 	}
+	if n.Sack != nil {
+		if !n.SelectiveReceiver() {
+			return fieldErr(p+"sack", "needs a selective nic.receiver (selective, ooo-eager or ooo-ordered)")
+		}
+		if fe := atLeast(p+"sack.dup_threshold", n.Sack.DupThreshold, 1); fe != nil {
+			return fe
+		}
+	}
 	return s.validatePlugin("nic", "scheduler", schedulers, n.Scheduler, n.Params)
 }
 

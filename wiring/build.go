@@ -205,6 +205,9 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		ncfg.CNP = rnic.CNPPacket
 	}
 	ncfg.Selective = s.NIC.SelectiveReceiver()
+	if s.NIC.Sack != nil {
+		ncfg.DupThresh = s.NIC.Sack.DupThreshold
+	}
 	switch s.NIC.Receiver {
 	case scenario.OOOEager:
 		ncfg.Atomics = rnic.AtomicEager

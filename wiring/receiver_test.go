@@ -105,3 +105,40 @@ func TestSprayRuns(t *testing.T) {
 		t.Errorf("spray under go-back-N: got error %v, want a rejection", err)
 	}
 }
+
+// nic.sack: {} turns on the reorder-tolerant selective receiver with
+// dup_threshold 3; absent, DupThresh is 0 (IRN); it needs a selective
+// receiver and a threshold of at least 1.
+func TestSackKnob(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want int
+	}{
+		{[]string{"nic.receiver=selective"}, 0},
+		{[]string{"nic.receiver=selective", "nic.sack={}"}, 3},
+		{[]string{"nic.receiver=ooo-ordered", "nic.sack.dup_threshold=5"}, 5},
+	} {
+		s, err := scenario.Load("default", tc.sets)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.sets, err)
+		}
+		sim, err := Build(s)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.sets, err)
+		}
+		if got := sim.Cluster.Cfg.DupThresh; got != tc.want {
+			t.Errorf("%v: DupThresh %d, want %d", tc.sets, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"nic.sack={}"}, "nic.sack: needs a selective nic.receiver (selective, ooo-eager or ooo-ordered)"},
+		{[]string{"nic.receiver=selective", "nic.sack.dup_threshold=0"}, "nic.sack.dup_threshold: must be at least 1, got 0"},
+	} {
+		if _, err := scenario.Load("default", tc.sets); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got error %v, want %q", tc.sets, err, tc.want)
+		}
+	}
+}

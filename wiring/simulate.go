@@ -212,6 +212,9 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 		hdrm += sw.HeadroomDrops
 		ignored += sw.PauseIgnoredDrops
 	}
+	if s.Cluster.Cfg.DupThresh > 0 {
+		r.Counters["sack_acks"] = k.Sacks
+	}
 	r.Counters["headroom_drops"] = hdrm
 	r.Counters["pause_ignored_drops"] = ignored
 	isolationCounters(s.Isolation, r.Counters)

@@ -22,7 +22,8 @@
 //
 // # Units
 //
-// Sizes and offsets are bytes (offsets in a QP's byte stream, from 0),
+// Sizes and offsets are bytes (offsets in a QP's byte stream, from 0, where
+// a READ request or an ATOMIC occupies one unit: rocev2.Verb.Units),
 // times engine.Time picoseconds, classes 0..7 with 0 the control class and
 // lower numbers higher priorities.
 //

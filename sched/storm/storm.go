@@ -247,7 +247,7 @@ func (s *Scheduler) Posted(qp *rnic.QP, m *rnic.Message) {
 	q := qp.SchedState.(*qpState)
 	now := s.sim.Now()
 	start := q.posted
-	q.posted += m.Size
+	q.posted += m.Verb.Units(m.Size) // the QP's stream: one unit for a READ request or an ATOMIC
 	live := len(q.txns) - q.head
 	// A transaction takes more messages only while it has unsent bytes:
 	// growth then reaches the receiver on the packets still to come.

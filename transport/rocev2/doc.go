@@ -36,6 +36,45 @@
 // its range, the requester resends only the lost ranges. They are tested
 // state machines; rnic drives them under nic.receiver: selective.
 //
+// # Reordering is not loss: the reorder-tolerant mode
+//
+// IRN's requester treats every byte below a selectively acknowledged one
+// as lost the moment a NACK names it: right on one path, where only a
+// drop reorders, and wrong under per-packet or flowlet adaptive routing,
+// where packets of one QP overtake each other and every overtaking packet
+// draws a NACK and a resend of a packet that is only late (measured:
+// 264k NACKs and 388 MB resent at k = 12 with per-packet AR and no hot
+// spot). SelectiveSender.DupThresh > 0 (scenario nic.sack) with
+// ReceiverConfig.Sack is the mode TCP uses for the same problem: the
+// responder answers an out-of-order packet with an ACK that carries the
+// cumulative point and the packet's range (a SACK, the size of a NACK)
+// and says nothing about loss; the requester (OnSack) keeps its
+// scoreboard of SACKed ranges and treats a hole as lost only when RFC
+// 6675's IsLost holds for it: DupThresh discontiguous SACKed ranges above
+// it, or more than (DupThresh - 1) x MTU SACKed bytes above it (DupThresh
+// full packets). The default, 3, is TCP's three duplicate ACKs (RFC 5681,
+// RFC 6675's DupThresh). Lost bytes are resent once (RFC 6675; a second
+// recovery does not resend a hole already resent and still open) and the
+// timeout covers a lost resend and a loss with fewer than DupThresh
+// packets after it (a tail loss), as IRN's does.
+//
+// Why a count of packets and not RACK's time window (RFC 8985: a packet
+// is lost once one sent after it is delivered and a reorder window, by
+// default a quarter of the minimum RTT, has passed): the count uses the
+// scoreboard the sender already keeps, where a window needs a send time
+// per packet in flight and an RTT estimate, which a QP without an RTT-based
+// CC does not have; it is exact in packets, so tests state it in packets;
+// and the reordering that adaptive routing makes is bounded by how many
+// packets the shorter path's queue lets pass, a count. Its cost, which the
+// window would not have: reordering deeper than DupThresh packets is
+// still taken for loss (spurious resends; dup_threshold is the knob), and
+// a real loss is resent DupThresh - 1 packets later than IRN resends it.
+// A time window is not modelled. NICs built for adaptive routing place
+// out-of-order packets directly in memory, as dcsim's selective receiver
+// does (eager placement); how they decide loss is not published, so the
+// default follows TCP's published rule. With DupThresh 0 (the default)
+// everything is IRN's, byte for byte.
+//
 // Headers gives wire sizes: ReferenceHeaders (data = payload + 48 B, ACK =
 // max(60, 46 + CC bytes)) and RealisticHeaders (62 B Ethernet/IP/UDP/BTH
 // overhead, 66 B ACKs, 20 B preamble and gap per frame).

@@ -116,6 +116,17 @@ func (v Verb) Packet(first, last bool) Opcode {
 // Atomic reports whether v is an ATOMIC.
 func (v Verb) Atomic() bool { return v == FetchAdd || v == CompareSwap }
 
+// Units is how much of its QP's sequence space (byte offsets, see the
+// package doc) a work request of v with size bytes occupies: its bytes for
+// SEND and WRITE, one unit for a READ request or an ATOMIC, which carry no
+// payload (a READ's size is its response's, on the responder's context).
+func (v Verb) Units(size int64) int64 {
+	if v == Read || v.Atomic() {
+		return 1
+	}
+	return size
+}
+
 // PSNs is how many packet sequence numbers a message of v with size bytes
 // consumes at an MTU of mtu: one per packet for SEND and WRITE (a message
 // of 0 bytes is one packet), as many as the response has packets for a

@@ -138,6 +138,11 @@ type ReceiverConfig struct {
 	// reference setting). The last packet of a message is always ACKed.
 	AckInterval  int64
 	NackInterval engine.Time // minimum gap between NACKs for the same sequence
+	// Sack makes SelectiveReceiver answer an out-of-order packet with an
+	// ACK carrying its range (a SACK) instead of a NACK: the
+	// reorder-tolerant mode, whose requester decides what is lost
+	// (SelectiveSender.DupThresh).
+	Sack bool
 }
 
 // Receiver is the responder side of one RC QP (go-back-N, in order).

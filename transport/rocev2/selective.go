@@ -101,7 +101,9 @@ func (r *SelectiveReceiver) Held() int64 {
 // advances Expected over every range held behind it and is ACKed as
 // Receiver's are (milestones of cfg.AckInterval, and a message's end); an
 // out-of-order one is kept and NACKed with the cumulative point and its
-// own range (sack); a duplicate is ACKed again when it ends a message.
+// own range (sack), or, with cfg.Sack, ACKed with them (a SACK: the
+// reorder-tolerant mode, where the requester decides what is lost); a
+// duplicate is ACKed again when it ends a message.
 func (r *SelectiveReceiver) OnData(seq, n int64, ce, last bool, cfg *ReceiverConfig) (resp Response, ackSeq int64, sack Span, echo bool) {
 	r.ce = r.ce || ce
 	switch {
@@ -118,6 +120,9 @@ func (r *SelectiveReceiver) OnData(seq, n int64, ce, last bool, cfg *ReceiverCon
 	case seq > r.Expected:
 		r.held = r.held.add(Span{seq, seq + n})
 		echo, r.ce = r.ce, false
+		if cfg.Sack {
+			return SendAck, r.Expected, Span{seq, seq + n}, echo
+		}
 		return SendNack, r.Expected, Span{seq, seq + n}, echo
 	}
 	if last {
@@ -133,6 +138,13 @@ type SelectiveSender struct {
 	Una      int64 // every byte before it is acknowledged
 	End      int64 // bytes posted so far
 	HighSent int64 // one past the highest byte ever sent
+
+	// DupThresh > 0 selects the reorder-tolerant mode (OnSack): a hole
+	// is lost only once DupThresh packets beyond it are selectively
+	// acknowledged (RFC 6675 IsLost, with MTU as SMSS). 0 is IRN's mode:
+	// every NACK marks everything below its range lost.
+	DupThresh int
+	MTU       int64
 
 	sacked    spans // selectively acknowledged ranges above Una
 	recovery  bool
@@ -220,6 +232,45 @@ func (s *SelectiveSender) OnNack(cum int64, sack Span) int64 {
 		s.lostTo = max(s.lostTo, sack.Start) // lost: below a selectively acknowledged byte
 	}
 	return adv
+}
+
+// OnSack applies an ACK in the reorder-tolerant mode (DupThresh > 0): its
+// cumulative point cum, and sack, the range that arrived out of order
+// (empty on an in-order ACK). The unacknowledged bytes below the highest
+// point that RFC 6675's IsLost condemns are lost (lostBelow); the first
+// such point outside recovery starts one. Bytes already resent and still
+// unacknowledged are not resent again by a later recovery (RFC 6675
+// retransmits a segment once; the timeout covers a lost resend).
+func (s *SelectiveSender) OnSack(cum int64, sack Span) int64 {
+	adv := s.OnAck(cum)
+	sack.End = min(sack.End, s.HighSent)
+	sack.Start = max(sack.Start, s.Una)
+	s.sacked = s.sacked.add(sack)
+	lost := s.lostBelow()
+	if lost <= s.Una {
+		return adv
+	}
+	if !s.recovery {
+		s.recovery, s.recoverTo, s.resent, s.lostTo = true, s.HighSent, max(s.resent, s.Una), lost
+	}
+	s.lostTo = max(s.lostTo, lost)
+	return adv
+}
+
+// lostBelow is the highest point p such that every hole below p is lost
+// by RFC 6675's IsLost: DupThresh discontiguous selectively acknowledged
+// ranges above it, or more than (DupThresh-1) x MTU bytes selectively
+// acknowledged above it (so DupThresh full packets). Una when none is.
+func (s *SelectiveSender) lostBelow() int64 {
+	var bytes int64
+	for i := len(s.sacked) - 1; i >= 0; i-- {
+		sk := s.sacked[i]
+		bytes += sk.End - sk.Start
+		if len(s.sacked)-i >= s.DupThresh || bytes > int64(s.DupThresh-1)*s.MTU {
+			return sk.Start
+		}
+	}
+	return s.Una
 }
 
 // OnTimeout starts recovery from Una, treating every byte not selectively

@@ -118,3 +118,110 @@ func TestSelectiveReceiverMerges(t *testing.T) {
 		t.Errorf("data at 0: got (%v, %d), held %d; want an ACK of 5000 and nothing held", resp, ack, r.Held())
 	}
 }
+
+// sendAll sends n packets of mtu bytes from a fresh sender.
+func sendAll(s *SelectiveSender, n int, mtu int64) {
+	s.Post(int64(n) * mtu)
+	for range n {
+		seq, m, _ := s.Next(mtu)
+		s.Sent(seq, m)
+	}
+}
+
+// The reorder-tolerant mode, DupThresh 3, ten packets of 1000 B: packet 2
+// overtaken by 3 and 4 (two SACKs beyond it) is not lost, and the ACK of
+// its late arrival acknowledges everything; overtaken by 3, 4 and 5 it
+// is lost at the third SACK (RFC 6675: more than 2 x 1000 B SACKed above
+// it), resent once, and nothing else is.
+func TestSackThreshold(t *testing.T) {
+	cfg := &ReceiverConfig{AckInterval: 1, Sack: true}
+	for _, tc := range []struct {
+		overtakers int
+		wantLost   bool
+	}{{1, false}, {2, false}, {3, true}} {
+		var r SelectiveReceiver
+		s := SelectiveSender{DupThresh: 3, MTU: 1000}
+		sendAll(&s, 10, 1000)
+		deliver := func(seq int64) {
+			resp, ack, sack, _ := r.OnData(seq, 1000, false, seq == 9000, cfg)
+			if resp != SendAck {
+				t.Fatalf("overtakers %d: data at %d: got %v, want an ACK (never a NACK)", tc.overtakers, seq, resp)
+			}
+			if seq > 2000 && seq <= 2000+int64(tc.overtakers)*1000 && (sack != Span{seq, seq + 1000} || ack != 2000) {
+				t.Fatalf("overtakers %d: data at %d: got ACK %d SACK %v, want ACK 2000 SACK [%d, %d)", tc.overtakers, seq, ack, sack, seq, seq+1000)
+			}
+			s.OnSack(ack, sack)
+		}
+		deliver(0)
+		deliver(1000)
+		for i := range tc.overtakers {
+			deliver(3000 + int64(i)*1000)
+			lost := s.InRecovery()
+			if want := tc.wantLost && i == tc.overtakers-1; lost != want {
+				t.Fatalf("overtakers %d, after SACK %d: in recovery %v, want %v", tc.overtakers, i+1, lost, want)
+			}
+		}
+		seq, n, ok := s.Next(1000)
+		if tc.wantLost {
+			if !ok || seq != 2000 || n != 1000 {
+				t.Fatalf("overtakers %d: Next got (%d, %d, %v), want the resend (2000, 1000, true)", tc.overtakers, seq, n, ok)
+			}
+			if retx := s.Sent(seq, n); retx != 1000 {
+				t.Errorf("overtakers %d: resend: got %d retransmitted bytes, want 1000", tc.overtakers, retx)
+			}
+		}
+		if seq, n, ok := s.Next(1000); ok {
+			t.Errorf("overtakers %d: Next got (%d, %d), want nothing to send", tc.overtakers, seq, n)
+		}
+		deliver(2000)
+		for seq := 3000 + int64(tc.overtakers)*1000; seq < 10000; seq += 1000 {
+			deliver(seq)
+		}
+		if s.Una != 10000 || s.InRecovery() {
+			t.Errorf("overtakers %d: Una %d, recovery %v; want 10000 and no recovery", tc.overtakers, s.Una, s.InRecovery())
+		}
+	}
+}
+
+// DupThresh discontiguous SACKed ranges condemn the holes below the
+// lowest, whatever their size: RFC 6675 IsLost's first clause. Packets of
+// 1000 B 0-8 sent; 100 B at 1000, 3000 and 5000 SACKed (300 B, not more
+// than 2 x 1000 B, but three ranges): only the hole at 0 has three ranges
+// above it, so 0-1000 is resent and nothing else.
+func TestSackDiscontiguousRanges(t *testing.T) {
+	s := SelectiveSender{DupThresh: 3, MTU: 1000}
+	sendAll(&s, 9, 1000)
+	for _, seq := range []int64{1000, 3000, 5000} {
+		s.OnSack(0, Span{seq, seq + 100})
+	}
+	var got []Span
+	for {
+		seq, n, ok := s.Next(1000)
+		if !ok || seq >= 9000 {
+			break
+		}
+		s.Sent(seq, n)
+		got = append(got, Span{seq, seq + n})
+	}
+	want := []Span{{0, 1000}}
+	if len(got) != len(want) || got[0] != want[0] {
+		t.Errorf("resent: got %v, want %v", got, want)
+	}
+}
+
+// A resend is not repeated by the next recovery: the hole at 1000 is
+// condemned and resent in a recovery that ends at the cumulative ACK of
+// 5000; a second hole at 6000 then starts another, which resends 6000
+// only.
+func TestSackResendOnce(t *testing.T) {
+	s := SelectiveSender{DupThresh: 1, MTU: 1000}
+	sendAll(&s, 10, 1000)
+	s.OnSack(1000, Span{2000, 3000})
+	if seq, n, _ := s.Next(1000); seq != 1000 || s.Sent(seq, n) != 1000 {
+		t.Fatalf("first recovery: resend at %d, want 1000", seq)
+	}
+	s.OnSack(6000, Span{7000, 8000}) // recovery began at HighSent 10000: still in it
+	if seq, n, ok := s.Next(1000); !ok || seq != 6000 || n != 1000 {
+		t.Fatalf("second hole: Next got (%d, %d, %v), want (6000, 1000, true)", seq, n, ok)
+	}
+}
