@@ -72,6 +72,9 @@ type Config struct {
 	// DupThresh packets beyond it are SACKed (rocev2.SelectiveSender
 	// .OnSack). 0 is IRN's NACK per out-of-order packet.
 	DupThresh int
+	// ReorderWindow > 0 (with DupThresh) holds the verdict on the lowest
+	// hole until it has been open that long (rocev2.SelectiveSender).
+	ReorderWindow engine.Time
 	// Atomics is what the selective receiver does with an ATOMIC that
 	// arrives before a lower PSN (REFERENCE.md 9.3); go-back-N never keeps
 	// one.

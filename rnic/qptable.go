@@ -60,7 +60,7 @@ func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 	qp := &QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: sport, perFlow: perFlow,
 		pacedIdx: -1, ccAt: engine.Never, rtoAt: engine.Never}
 	if c.Cfg.Selective {
-		qp.sr = &rocev2.SelectiveSender{DupThresh: c.Cfg.DupThresh, MTU: c.Cfg.MTU}
+		qp.sr = &rocev2.SelectiveSender{DupThresh: c.Cfg.DupThresh, MTU: c.Cfg.MTU, ReorderWindow: c.Cfg.ReorderWindow}
 	}
 	qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
 	qp.rate = qp.cc.Rate()

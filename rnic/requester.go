@@ -102,7 +102,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 			adv = qp.sr.OnNack(p.Seq, rocev2.DecodeSack(p.Arg))
 		} else {
 			c.Counters.Acks++
-			adv = h.selectiveAck(qp, p)
+			adv = h.selectiveAck(now, qp, p)
 		}
 		qp.syncSR()
 		qp.rewound()

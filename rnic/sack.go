@@ -4,6 +4,7 @@ package rnic
 // (Config.DupThresh).
 
 import (
+	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
@@ -13,7 +14,7 @@ import (
 // ACK (not an ATOMIC ACK, whose argument is the original value) with a
 // range is a SACK, and every ACK lets the requester re-evaluate what is
 // lost; in IRN's mode an ACK is cumulative only.
-func (h *Host) selectiveAck(qp *QP, p *fabric.Packet) int64 {
+func (h *Host) selectiveAck(now engine.Time, qp *QP, p *fabric.Packet) int64 {
 	if qp.sr.DupThresh == 0 {
 		return qp.sr.OnAck(p.Seq)
 	}
@@ -22,5 +23,5 @@ func (h *Host) selectiveAck(qp *QP, p *fabric.Packet) int64 {
 		sack = rocev2.DecodeSack(p.Arg)
 		h.c.Counters.Sacks++
 	}
-	return qp.sr.OnSack(p.Seq, sack)
+	return qp.sr.OnSack(now, p.Seq, sack)
 }

@@ -187,3 +187,44 @@ func TestLateDuplicateOfFinishedQP(t *testing.T) {
 		}
 	}
 }
+
+// A reorder window (ReorderWindow, with DupThresh 3) forgives reordering
+// deeper than the threshold if it resolves in time, and delays a real
+// loss's resend until the hole has been open that long, judged when an
+// ACK arrives. 3 overtakers (3.5 serialisations late) within a 1 us
+// window: nothing resent, FCT one serialisation over the no-reorder one.
+// Packet 5 dropped, window 2.5 serialisations: SACKs of packets 6-9 come
+// one serialisation apart, so packet 9's, the first 2.5 after packet 6's,
+// condemns the hole, one serialisation after the count alone would. A
+// window of 5 serialisations outlasts the SACKs: the timeout, armed by
+// packet 4's ACK, resends packet 5 alone (6-9 are SACKed).
+func TestSackReorderWindow(t *testing.T) {
+	hop := ackT + engine.Microsecond
+	for _, tc := range []struct {
+		name     string
+		r        *reorderOne
+		extra    engine.Time
+		window   engine.Time
+		wantRetx int64
+		wantRTOs int64
+		wantDone engine.Time
+	}{
+		{"3 overtakers, 1 us", &reorderOne{victim: 5000}, 7 * pktT / 2, engine.Microsecond, 0, 0, noReorderFCT(10) + pktT},
+		{"drop, 2.5 serialisations", &reorderOne{victim: 5000, drop: true}, 0, 5 * pktT / 2, 1000, 0, 17*pktT + 8*engine.Microsecond + 8*hop},
+		{"drop, 5 serialisations", &reorderOne{victim: 5000, drop: true}, 0, 5 * pktT, 1000, 1, 5*engine.Millisecond + 12*pktT + 8*engine.Microsecond + 8*hop},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := reorderRig(t, tc.r, tc.extra, 3, func(c *rnic.Config) { c.ReorderWindow = tc.window })
+			m := r.postAt(0, 0, 1, 10000)
+			r.drain(t)
+			k := r.c.Counters
+			if !m.Done || m.FCT() != tc.wantDone {
+				t.Errorf("done %v, fct %v; want done, fct %v", m.Done, m.FCT(), tc.wantDone)
+			}
+			if k.Retransmitted != tc.wantRetx || k.RTOs != tc.wantRTOs || k.Nacks != 0 || k.PayloadInOrder != 10000 {
+				t.Errorf("got %d B resent, %d RTOs, %d NACKs, %d B in order; want %d, %d, 0, 10000",
+					k.Retransmitted, k.RTOs, k.Nacks, k.PayloadInOrder, tc.wantRetx, tc.wantRTOs)
+			}
+		})
+	}
+}

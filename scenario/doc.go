@@ -198,14 +198,16 @@
 //	                         on arrival, or once every lower PSN arrived
 //	                         (REFERENCE.md 9.3). The default prints nothing
 //	sack              absent reorder-tolerant loss detection for a selective
-//	                         receiver: {dup_threshold: 3} (nic.sack={} for
-//	                         the defaults). An out-of-order packet draws a
-//	                         SACK (an ACK with its range), not a NACK, and
-//	                         the requester resends a hole only once
-//	                         dup_threshold packets beyond it are SACKed
-//	                         (RFC 6675) or at the timeout. Absent: IRN, a
-//	                         NACK per out-of-order packet, resent on it;
-//	                         prints nothing
+//	                         receiver: {dup_threshold: 3, reorder_window:
+//	                         0s} (nic.sack={} for the defaults). An
+//	                         out-of-order packet draws a SACK (an ACK with
+//	                         its range), not a NACK, and the requester
+//	                         resends a hole only once dup_threshold packets
+//	                         beyond it are SACKed (RFC 6675) and, with a
+//	                         reorder_window > 0, the lowest hole has been
+//	                         open that long (RFC 8985's idea), or at the
+//	                         timeout. Absent: IRN, a NACK per out-of-order
+//	                         packet, resent on it; prints nothing
 //	fence             none   implicit: an ATOMIC waits until the WRITEs
 //	                         before it on its QP are acknowledged (about
 //	                         one RTT); the default prints nothing

@@ -231,6 +231,11 @@ type Sack struct {
 	// acknowledged before the requester resends it: RFC 6675's DupThresh,
 	// 3 as in TCP (RFC 5681's three duplicate ACKs).
 	DupThreshold int `yaml:"dup_threshold"`
+	// ReorderWindow > 0 also asks that the lowest hole has been open that
+	// long since the first SACK above it (RFC 8985 RACK's reorder window):
+	// reordering that resolves within it is never resent. 0: the count
+	// alone.
+	ReorderWindow Duration `yaml:"reorder_window"`
 }
 
 func (k *Sack) setDefaults() { *k = Sack{DupThreshold: 3} }

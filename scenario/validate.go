@@ -371,7 +371,8 @@ func (s *Scenario) validateNIC() *FieldError {
 		if !n.SelectiveReceiver() {
 			return fieldErr(p+"sack", "needs a selective nic.receiver (selective, ooo-eager or ooo-ordered)")
 		}
-		if fe := atLeast(p+"sack.dup_threshold", n.Sack.DupThreshold, 1); fe != nil {
+		if fe := firstErr(atLeast(p+"sack.dup_threshold", n.Sack.DupThreshold, 1),
+			nonNegativeTime(p+"sack.reorder_window", n.Sack.ReorderWindow, false)); fe != nil {
 			return fe
 		}
 	}

@@ -207,6 +207,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	ncfg.Selective = s.NIC.SelectiveReceiver()
 	if s.NIC.Sack != nil {
 		ncfg.DupThresh = s.NIC.Sack.DupThreshold
+		ncfg.ReorderWindow = s.NIC.Sack.ReorderWindow.T()
 	}
 	switch s.NIC.Receiver {
 	case scenario.OOOEager:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/scenario"
 )
@@ -107,8 +108,9 @@ func TestSprayRuns(t *testing.T) {
 }
 
 // nic.sack: {} turns on the reorder-tolerant selective receiver with
-// dup_threshold 3; absent, DupThresh is 0 (IRN); it needs a selective
-// receiver and a threshold of at least 1.
+// dup_threshold 3 and no reorder window; absent, DupThresh is 0 (IRN); it
+// needs a selective receiver, a threshold of at least 1 and a window of
+// at least 0.
 func TestSackKnob(t *testing.T) {
 	for _, tc := range []struct {
 		sets []string
@@ -116,7 +118,7 @@ func TestSackKnob(t *testing.T) {
 	}{
 		{[]string{"nic.receiver=selective"}, 0},
 		{[]string{"nic.receiver=selective", "nic.sack={}"}, 3},
-		{[]string{"nic.receiver=ooo-ordered", "nic.sack.dup_threshold=5"}, 5},
+		{[]string{"nic.receiver=ooo-ordered", "nic.sack.dup_threshold=5", "nic.sack.reorder_window=2us"}, 5},
 	} {
 		s, err := scenario.Load("default", tc.sets)
 		if err != nil {
@@ -126,8 +128,12 @@ func TestSackKnob(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", tc.sets, err)
 		}
-		if got := sim.Cluster.Cfg.DupThresh; got != tc.want {
-			t.Errorf("%v: DupThresh %d, want %d", tc.sets, got, tc.want)
+		wantWindow := engine.Time(0)
+		if tc.want == 5 {
+			wantWindow = 2 * engine.Microsecond
+		}
+		if c := sim.Cluster.Cfg; c.DupThresh != tc.want || c.ReorderWindow != wantWindow {
+			t.Errorf("%v: DupThresh %d, ReorderWindow %v; want %d, %v", tc.sets, c.DupThresh, c.ReorderWindow, tc.want, wantWindow)
 		}
 	}
 	for _, tc := range []struct {
@@ -136,6 +142,7 @@ func TestSackKnob(t *testing.T) {
 	}{
 		{[]string{"nic.sack={}"}, "nic.sack: needs a selective nic.receiver (selective, ooo-eager or ooo-ordered)"},
 		{[]string{"nic.receiver=selective", "nic.sack.dup_threshold=0"}, "nic.sack.dup_threshold: must be at least 1, got 0"},
+		{[]string{"nic.receiver=selective", "nic.sack.reorder_window=-1us"}, "nic.sack.reorder_window"},
 	} {
 		if _, err := scenario.Load("default", tc.sets); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got error %v, want %q", tc.sets, err, tc.want)

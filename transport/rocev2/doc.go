@@ -58,18 +58,28 @@
 // timeout covers a lost resend and a loss with fewer than DupThresh
 // packets after it (a tail loss), as IRN's does.
 //
-// Why a count of packets and not RACK's time window (RFC 8985: a packet
-// is lost once one sent after it is delivered and a reorder window, by
-// default a quarter of the minimum RTT, has passed): the count uses the
-// scoreboard the sender already keeps, where a window needs a send time
-// per packet in flight and an RTT estimate, which a QP without an RTT-based
-// CC does not have; it is exact in packets, so tests state it in packets;
-// and the reordering that adaptive routing makes is bounded by how many
-// packets the shorter path's queue lets pass, a count. Its cost, which the
-// window would not have: reordering deeper than DupThresh packets is
+// Why a count of packets by default, and RACK's time window (RFC 8985: a
+// packet is lost once one sent after it is delivered and a reorder
+// window, by default a quarter of the minimum RTT, has passed) only as an
+// option: the count uses the scoreboard the sender already keeps and needs
+// no clock, where RACK needs a send time per packet in flight and an RTT
+// estimate, which a QP without an RTT-based CC does not have; it is exact
+// in packets, so tests state it in packets; and it is what TCP stacks
+// without RACK do. Its cost: reordering deeper than DupThresh packets is
 // still taken for loss (spurious resends; dup_threshold is the knob), and
 // a real loss is resent DupThresh - 1 packets later than IRN resends it.
-// A time window is not modelled. NICs built for adaptive routing place
+// Per-packet adaptive routing reorders deeper than 3 packets (README,
+// "Reordering is not loss"), so SelectiveSender.ReorderWindow (scenario
+// nic.sack.reorder_window, default 0: off) adds RACK's idea in the form
+// the scoreboard supports: the lowest hole is lost only when the count
+// condemns it and it has been open for the window since the first SACK
+// above it (the time since reordering was seen, not since the packet was
+// sent, so no per-packet send times). The verdict is taken when an ACK
+// arrives, with no timer of its own (RACK arms one): a hole whose window
+// ends after the last SACK waits for the retransmission timeout. Holes
+// above the lowest wait until it is filled, so several losses in one
+// window are resent one window apart; in a lossless fabric every hole is
+// reordering and fills itself. NICs built for adaptive routing place
 // out-of-order packets directly in memory, as dcsim's selective receiver
 // does (eager placement); how they decide loss is not published, so the
 // default follows TCP's published rule. With DupThresh 0 (the default)

@@ -1,5 +1,7 @@
 package rocev2
 
+import "github.com/dcsim/dcsim/engine"
+
 // Selective repeat, IRN-style (Mittal et al., "Revisiting Network Support
 // for RDMA", SIGCOMM 2018, section 3.1): the responder keeps out-of-order
 // data instead of discarding it, and answers every out-of-order packet
@@ -145,6 +147,16 @@ type SelectiveSender struct {
 	// every NACK marks everything below its range lost.
 	DupThresh int
 	MTU       int64
+	// ReorderWindow > 0 (with DupThresh) also asks that the lowest hole
+	// has been open that long, since the first SACK above it, before it
+	// is lost: reordering that resolves within the window is forgiven
+	// whatever its depth (RFC 8985 RACK's reorder window, in the time
+	// since reordering was seen).
+	ReorderWindow engine.Time
+
+	holeOpen bool        // a SACK above Una has been seen since Una last moved
+	holeAt   engine.Time // when, for the hole at holeUna
+	holeUna  int64
 
 	sacked    spans // selectively acknowledged ranges above Una
 	recovery  bool
@@ -234,19 +246,35 @@ func (s *SelectiveSender) OnNack(cum int64, sack Span) int64 {
 	return adv
 }
 
-// OnSack applies an ACK in the reorder-tolerant mode (DupThresh > 0): its
-// cumulative point cum, and sack, the range that arrived out of order
-// (empty on an in-order ACK). The unacknowledged bytes below the highest
-// point that RFC 6675's IsLost condemns are lost (lostBelow); the first
-// such point outside recovery starts one. Bytes already resent and still
-// unacknowledged are not resent again by a later recovery (RFC 6675
-// retransmits a segment once; the timeout covers a lost resend).
-func (s *SelectiveSender) OnSack(cum int64, sack Span) int64 {
+// OnSack applies an ACK that arrived at now in the reorder-tolerant mode
+// (DupThresh > 0): its cumulative point cum, and sack, the range that
+// arrived out of order (empty on an in-order ACK). The unacknowledged
+// bytes below the highest point that RFC 6675's IsLost condemns are lost
+// (lostBelow); with a ReorderWindow, only the lowest hole, and only once
+// it has been open that long (judged when an ACK arrives: there is no
+// timer, so a verdict due when no more ACKs come waits for the timeout).
+// The first lost point outside recovery starts one. Bytes already resent
+// and still unacknowledged are not resent again by a later recovery (RFC
+// 6675 retransmits a segment once; the timeout covers a lost resend).
+func (s *SelectiveSender) OnSack(now engine.Time, cum int64, sack Span) int64 {
 	adv := s.OnAck(cum)
 	sack.End = min(sack.End, s.HighSent)
 	sack.Start = max(sack.Start, s.Una)
 	s.sacked = s.sacked.add(sack)
 	lost := s.lostBelow()
+	if s.ReorderWindow > 0 {
+		switch {
+		case len(s.sacked) == 0:
+			s.holeOpen = false
+		case !s.holeOpen || s.holeUna != s.Una:
+			s.holeOpen, s.holeAt, s.holeUna = true, now, s.Una
+		}
+		if !s.holeOpen || now-s.holeAt < s.ReorderWindow {
+			lost = s.Una
+		} else {
+			lost = min(lost, s.sacked[0].Start)
+		}
+	}
 	if lost <= s.Una {
 		return adv
 	}

@@ -1,6 +1,10 @@
 package rocev2
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dcsim/dcsim/engine"
+)
 
 // One lost packet among five of 1000 B, selective repeat end to end: the
 // responder keeps 3000-5000 and NACKs each with its range, the requester
@@ -150,7 +154,7 @@ func TestSackThreshold(t *testing.T) {
 			if seq > 2000 && seq <= 2000+int64(tc.overtakers)*1000 && (sack != Span{seq, seq + 1000} || ack != 2000) {
 				t.Fatalf("overtakers %d: data at %d: got ACK %d SACK %v, want ACK 2000 SACK [%d, %d)", tc.overtakers, seq, ack, sack, seq, seq+1000)
 			}
-			s.OnSack(ack, sack)
+			s.OnSack(0, ack, sack)
 		}
 		deliver(0)
 		deliver(1000)
@@ -192,7 +196,7 @@ func TestSackDiscontiguousRanges(t *testing.T) {
 	s := SelectiveSender{DupThresh: 3, MTU: 1000}
 	sendAll(&s, 9, 1000)
 	for _, seq := range []int64{1000, 3000, 5000} {
-		s.OnSack(0, Span{seq, seq + 100})
+		s.OnSack(0, 0, Span{seq, seq + 100})
 	}
 	var got []Span
 	for {
@@ -216,12 +220,46 @@ func TestSackDiscontiguousRanges(t *testing.T) {
 func TestSackResendOnce(t *testing.T) {
 	s := SelectiveSender{DupThresh: 1, MTU: 1000}
 	sendAll(&s, 10, 1000)
-	s.OnSack(1000, Span{2000, 3000})
+	s.OnSack(0, 1000, Span{2000, 3000})
 	if seq, n, _ := s.Next(1000); seq != 1000 || s.Sent(seq, n) != 1000 {
 		t.Fatalf("first recovery: resend at %d, want 1000", seq)
 	}
-	s.OnSack(6000, Span{7000, 8000}) // recovery began at HighSent 10000: still in it
+	s.OnSack(0, 6000, Span{7000, 8000}) // recovery began at HighSent 10000: still in it
 	if seq, n, ok := s.Next(1000); !ok || seq != 6000 || n != 1000 {
 		t.Fatalf("second hole: Next got (%d, %d, %v), want (6000, 1000, true)", seq, n, ok)
+	}
+}
+
+// With a reorder window the count's verdict on the lowest hole waits
+// until the hole has been open that long since the first SACK above it:
+// DupThresh 3, window 1 us, packet 2 of 10 missing, SACKs of 3, 4 and 5
+// at 0, 100 and 200 ns do not condemn it (the count alone would at the
+// third); the SACK of 6 at 1 us does; a hole filled in time is never
+// resent.
+func TestSackReorderWindow(t *testing.T) {
+	s := SelectiveSender{DupThresh: 3, MTU: 1000, ReorderWindow: engine.Microsecond}
+	sendAll(&s, 10, 1000)
+	s.OnSack(0, 2000, Span{})
+	for i, at := range []engine.Time{0, 100 * engine.Nanosecond, 200 * engine.Nanosecond} {
+		seq := 3000 + int64(i)*1000
+		s.OnSack(at, 2000, Span{seq, seq + 1000})
+		if s.InRecovery() {
+			t.Fatalf("SACK %d at %v: in recovery, want the window to hold the verdict", i+1, at)
+		}
+	}
+	s.OnSack(engine.Microsecond, 2000, Span{6000, 7000})
+	if seq, n, ok := s.Next(1000); !s.InRecovery() || !ok || seq != 2000 || n != 1000 {
+		t.Fatalf("SACK at 1 us: recovery %v, Next (%d, %d, %v); want recovery and the resend (2000, 1000, true)", s.InRecovery(), seq, n, ok)
+	}
+
+	s = SelectiveSender{DupThresh: 3, MTU: 1000, ReorderWindow: engine.Microsecond}
+	sendAll(&s, 10, 1000)
+	for i := range 6 {
+		seq := 3000 + int64(i)*1000
+		s.OnSack(engine.Time(i)*100*engine.Nanosecond, 2000, Span{seq, seq + 1000})
+	}
+	s.OnSack(900*engine.Nanosecond, 10000, Span{}) // the late packet arrives
+	if s.InRecovery() || s.Una != 10000 {
+		t.Errorf("late packet within the window: recovery %v, Una %d; want none and 10000", s.InRecovery(), s.Una)
 	}
 }
