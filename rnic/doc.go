@@ -104,7 +104,8 @@
 // beyond it are SACKed, or at the timeout. A packet in flight at 100 Gbps
 // that 2 later packets overtake costs nothing but its slot
 // (TestSackReorder: a 10-packet message completes one serialisation after
-// its no-reorder FCT, 0 B resent, no NACK; IRN resends the late packet);
+// its no-reorder FCT, 0 B resent, no NACK; IRN resends the late packet;
+// in general packet v of 10 delayed by X costs max(T, X - (9 - v) T));
 // a dropped packet is resent when the third SACK beyond it arrives, two
 // serialisations later than IRN resends it (TestSackLoss); a dropped last
 // packet waits for the timeout in both modes. Config.ReorderWindow

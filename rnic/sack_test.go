@@ -73,12 +73,14 @@ func noReorderFCT(n engine.Time) engine.Time {
 	return (n+3)*pktT + 4*engine.Microsecond + 4*(ackT+engine.Microsecond)
 }
 
-// A 10-packet message whose packet 5 takes a path longer by 2.5 or 3.5
-// serialisations: 2 or 3 later packets overtake it. Its slot at the
-// receiver's leaf goes idle and every later packet there moves one slot,
-// so the message completes one serialisation after the no-reorder FCT
-// (the reorder's cost) in every mode that resends nothing before the end;
-// the resends only add bytes. DupThresh 3 resends nothing with 2
+// A 10-packet message whose packet v takes a path longer by X: packet 5
+// by 2.5 or 3.5 serialisations (T), so 2 or 3 later packets overtake it.
+// At the receiver's leaf its slot goes idle and the packets after it move
+// one slot, or, when it arrives after them all, it ends the message
+// itself: the message completes max(T, X - (9 - v) T) after the
+// no-reorder FCT (the reorder delay less what later packets fill of it)
+// in every mode that resends nothing before the end; the resends only add
+// bytes. Packet 8 delayed 2.5 T, overtaken by packet 9 only: 1.5 T. DupThresh 3 resends nothing with 2
 // overtakers and sends no NACK at all; with 3 it resends packet 5 once
 // (spurious: it was late, not lost). IRN (DupThresh 0) NACKs every
 // overtaker and resends packet 5 on the first NACK, as before. The resend
@@ -86,6 +88,7 @@ func noReorderFCT(n engine.Time) engine.Time {
 func TestSackReorder(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
+		victim               int64
 		extra                engine.Time
 		dupThresh            int
 		wantRetx, wantNacks  int64
@@ -93,12 +96,13 @@ func TestSackReorder(t *testing.T) {
 		wantDupData          int64
 		wantDone             engine.Time
 	}{
-		{"dupthresh 3, 2 overtakers", 5 * pktT / 2, 3, 0, 0, 2, 10000, 0, noReorderFCT(10) + pktT},
-		{"dupthresh 3, 3 overtakers", 7 * pktT / 2, 3, 1000, 0, 3, 10000, 1, noReorderFCT(10) + pktT},
-		{"IRN, 2 overtakers", 5 * pktT / 2, 0, 1000, 2, 0, 10000, 1, noReorderFCT(10) + pktT},
+		{"dupthresh 3, 2 overtakers", 5000, 5 * pktT / 2, 3, 0, 0, 2, 10000, 0, noReorderFCT(10) + pktT},
+		{"dupthresh 3, packet 8, 1 overtaker", 8000, 5 * pktT / 2, 3, 0, 0, 1, 10000, 0, noReorderFCT(10) + 3*pktT/2},
+		{"dupthresh 3, 3 overtakers", 5000, 7 * pktT / 2, 3, 1000, 0, 3, 10000, 1, noReorderFCT(10) + pktT},
+		{"IRN, 2 overtakers", 5000, 5 * pktT / 2, 0, 1000, 2, 0, 10000, 1, noReorderFCT(10) + pktT},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := reorderRig(t, &reorderOne{victim: 5000}, tc.extra, tc.dupThresh)
+			r := reorderRig(t, &reorderOne{victim: tc.victim}, tc.extra, tc.dupThresh)
 			m := r.postAt(0, 0, 1, 10000)
 			r.drain(t)
 			k := r.c.Counters
