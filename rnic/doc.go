@@ -110,8 +110,10 @@
 // serialisations later than IRN resends it (TestSackLoss); a dropped last
 // packet waits for the timeout in both modes. Config.ReorderWindow
 // (nic.sack.reorder_window) also holds the verdict on the lowest hole
-// until it has been open that long, judged at ACK arrivals
-// (TestSackReorderWindow: 3 overtakers within 1 us cost nothing).
+// until it has been open that long, judged at ACK arrivals and by a timer
+// at the window's end (rocev2 VerdictAt; TestSackReorderWindow: 3
+// overtakers within 1 us cost nothing, a drop is resent when the window
+// ends even after the last SACK).
 //
 // A packet that arrives for a per-flow QP whose message was received
 // whole (a resend that crossed the ACKs, or a late original) finds the

@@ -54,10 +54,12 @@ type QP struct {
 
 // qpExt is a QP's rarely used part, out of line so that a QP stays in
 // the 208 B size class: peer is a responder context's requester QP, waits
-// the number of unsent messages with a Wait predicate.
+// the number of unsent messages with a Wait predicate, verdict the reorder
+// window's timer.
 type qpExt struct {
-	peer  *QP
-	waits int
+	peer    *QP
+	waits   int
+	verdict *verdictTimer // Config.ReorderWindow only
 }
 
 func (qp *QP) extension() *qpExt {

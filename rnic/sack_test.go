@@ -194,14 +194,15 @@ func TestLateDuplicateOfFinishedQP(t *testing.T) {
 
 // A reorder window (ReorderWindow, with DupThresh 3) forgives reordering
 // deeper than the threshold if it resolves in time, and delays a real
-// loss's resend until the hole has been open that long, judged when an
-// ACK arrives. 3 overtakers (3.5 serialisations late) within a 1 us
-// window: nothing resent, FCT one serialisation over the no-reorder one.
-// Packet 5 dropped, window 2.5 serialisations: SACKs of packets 6-9 come
-// one serialisation apart, so packet 9's, the first 2.5 after packet 6's,
-// condemns the hole, one serialisation after the count alone would. A
-// window of 5 serialisations outlasts the SACKs: the timeout, armed by
-// packet 4's ACK, resends packet 5 alone (6-9 are SACKed).
+// loss's resend until the hole has been open that long since the first
+// SACK above it (packet 6's, at 10 serialisations T + 4 us + 4 ACK hops).
+// 3 overtakers (3.5 T late) within a 1 us window: nothing resent, FCT one
+// T over the no-reorder one. Packet 5 dropped, window 2.5 T: the count
+// condemns the hole at packet 8's SACK (2 T after packet 6's), the window
+// ends 0.5 T later, between SACKs, and the verdict timer resends packet 5
+// then: FCT 16.5 T + 8 us + 8 ACK hops, 0.5 T after the count alone.
+// Window 5 T, longer than the SACKs last: the timer resends at 15 T + 4 us
+// + 4 hops, FCT 19 T + 8 us + 8 hops, no timeout.
 func TestSackReorderWindow(t *testing.T) {
 	hop := ackT + engine.Microsecond
 	for _, tc := range []struct {
@@ -214,8 +215,8 @@ func TestSackReorderWindow(t *testing.T) {
 		wantDone engine.Time
 	}{
 		{"3 overtakers, 1 us", &reorderOne{victim: 5000}, 7 * pktT / 2, engine.Microsecond, 0, 0, noReorderFCT(10) + pktT},
-		{"drop, 2.5 serialisations", &reorderOne{victim: 5000, drop: true}, 0, 5 * pktT / 2, 1000, 0, 17*pktT + 8*engine.Microsecond + 8*hop},
-		{"drop, 5 serialisations", &reorderOne{victim: 5000, drop: true}, 0, 5 * pktT, 1000, 1, 5*engine.Millisecond + 12*pktT + 8*engine.Microsecond + 8*hop},
+		{"drop, 2.5 serialisations", &reorderOne{victim: 5000, drop: true}, 0, 5 * pktT / 2, 1000, 0, 33*pktT/2 + 8*engine.Microsecond + 8*hop},
+		{"drop, 5 serialisations", &reorderOne{victim: 5000, drop: true}, 0, 5 * pktT, 1000, 0, 19*pktT + 8*engine.Microsecond + 8*hop},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := reorderRig(t, tc.r, tc.extra, 3, func(c *rnic.Config) { c.ReorderWindow = tc.window })

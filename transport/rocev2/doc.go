@@ -75,8 +75,9 @@
 // condemns it and it has been open for the window since the first SACK
 // above it (the time since reordering was seen, not since the packet was
 // sent, so no per-packet send times). The verdict is taken when an ACK
-// arrives, with no timer of its own (RACK arms one): a hole whose window
-// ends after the last SACK waits for the retransmission timeout. Holes
+// arrives and, as RACK's reorder timer does, when the window ends
+// (VerdictAt: rnic arms a timer there), so a loss after which no ACK
+// comes is resent one window after the first SACK above it. Holes
 // above the lowest wait until it is filled, so several losses in one
 // window are resent one window apart; in a lossless fabric every hole is
 // reordering and fills itself. NICs built for adaptive routing place

@@ -251,8 +251,8 @@ func (s *SelectiveSender) OnNack(cum int64, sack Span) int64 {
 // arrived out of order (empty on an in-order ACK). The unacknowledged
 // bytes below the highest point that RFC 6675's IsLost condemns are lost
 // (lostBelow); with a ReorderWindow, only the lowest hole, and only once
-// it has been open that long (judged when an ACK arrives: there is no
-// timer, so a verdict due when no more ACKs come waits for the timeout).
+// it has been open that long (judged when an ACK arrives, and at
+// VerdictAt, when the NIC's timer calls OnSack again).
 // The first lost point outside recovery starts one. Bytes already resent
 // and still unacknowledged are not resent again by a later recovery (RFC
 // 6675 retransmits a segment once; the timeout covers a lost resend).
@@ -283,6 +283,18 @@ func (s *SelectiveSender) OnSack(now engine.Time, cum int64, sack Span) int64 {
 	}
 	s.lostTo = max(s.lostTo, lost)
 	return adv
+}
+
+// VerdictAt is when the reorder window of the lowest hole ends if the
+// count already condemns it and only the window holds the verdict back:
+// the time to call OnSack again (with the cumulative point and no range)
+// when no ACK comes first. Never otherwise.
+func (s *SelectiveSender) VerdictAt() engine.Time {
+	if s.ReorderWindow <= 0 || !s.holeOpen || s.holeUna != s.Una || len(s.sacked) == 0 ||
+		(s.recovery && s.lostTo >= s.sacked[0].Start) || s.lostBelow() <= s.Una {
+		return engine.Never
+	}
+	return s.holeAt + s.ReorderWindow
 }
 
 // lostBelow is the highest point p such that every hole below p is lost

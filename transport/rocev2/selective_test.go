@@ -246,10 +246,20 @@ func TestSackReorderWindow(t *testing.T) {
 		if s.InRecovery() {
 			t.Fatalf("SACK %d at %v: in recovery, want the window to hold the verdict", i+1, at)
 		}
+		want := engine.Never // the count condemns the hole from the third SACK on
+		if i == 2 {
+			want = engine.Microsecond
+		}
+		if got := s.VerdictAt(); got != want {
+			t.Errorf("SACK %d: VerdictAt %v, want %v", i+1, got, want)
+		}
 	}
 	s.OnSack(engine.Microsecond, 2000, Span{6000, 7000})
 	if seq, n, ok := s.Next(1000); !s.InRecovery() || !ok || seq != 2000 || n != 1000 {
 		t.Fatalf("SACK at 1 us: recovery %v, Next (%d, %d, %v); want recovery and the resend (2000, 1000, true)", s.InRecovery(), seq, n, ok)
+	}
+	if got := s.VerdictAt(); got != engine.Never {
+		t.Errorf("after the verdict: VerdictAt %v, want never", got)
 	}
 
 	s = SelectiveSender{DupThresh: 3, MTU: 1000, ReorderWindow: engine.Microsecond}
