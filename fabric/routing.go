@@ -18,7 +18,10 @@ type ECMP struct{ Salt uint32 }
 
 // Route implements Router.
 func (e ECMP) Route(sw *Switch, p *Packet, _ int) int {
-	hops := sw.Routes(p.Dst)
+	one, hops := sw.nextHops(p.Dst)
+	if one >= 0 {
+		return int(one)
+	}
 	if len(hops) == 1 {
 		return int(hops[0])
 	}

@@ -93,17 +93,34 @@ func (s *Switch) SendControl(now engine.Time, i int, p *Packet) {
 
 // Routes returns the candidate egress ports towards host dst.
 func (s *Switch) Routes(dst int32) []int32 {
+	one, hops := s.nextHops(dst)
+	if one >= 0 {
+		return s.single(one)
+	}
+	return hops
+}
+
+// nextHops is Routes for the routers: a single next hop as one (then hops
+// is nil), or -1 and the candidates. A router that takes the single port
+// from one does not load the one-element slice Routes would build for it
+// (a cache miss per hop on a large fabric, where portIDs is cold).
+func (s *Switch) nextHops(dst int32) (one int32, hops []int32) {
 	a := s.net.attach[dst]
 	if int(a) == s.index {
-		return s.single(s.net.hostPort[dst])
+		return s.net.hostPort[dst], nil
 	}
 	if s.net.upDown {
-		return s.routeUpDownTo(a)
+		if i := a - s.updown.lo; uint32(i) < uint32(len(s.updown.down)) {
+			if d := s.updown.down[i]; d != noPort {
+				return int32(d), nil
+			}
+		}
+		return -1, s.UpPorts
 	}
 	if s.routes == nil || s.routes[a] == nil {
 		s.net.shortestPaths(a)
 	}
-	return s.routes[a]
+	return -1, s.routes[a]
 }
 
 // single returns the one-element route {pi} without allocating.

@@ -167,16 +167,6 @@ func (sw *Switch) eachBelow(f func(port, leaf int32)) {
 	}
 }
 
-// routeUpDownTo is the up/down next hops from s towards leaf a.
-func (s *Switch) routeUpDownTo(a int32) []int32 {
-	if i := a - s.updown.lo; uint32(i) < uint32(len(s.updown.down)) {
-		if d := s.updown.down[i]; d != noPort {
-			return s.single(int32(d))
-		}
-	}
-	return s.UpPorts
-}
-
 // shortestPaths fills every switch's next hops towards switch dst by a BFS
 // from dst over the switch graph (hosts never carry transit): the ports
 // whose peer is one hop closer, in port order, as the reference's BFS

@@ -12,10 +12,17 @@ import (
 // packets) lets the port schedule the next delivery without touching the
 // next packet's memory. The ring grows to the link's peak occupancy and then
 // allocates nothing.
+//
+// hp is the head packet, a copy of its ring slot's pointer kept in the
+// port's first line: a delivery then finds its packet in the line it
+// loads first, instead of loading the ring slot and only then the packet
+// (two misses in a row on a large fabric, where the slot was written a
+// link delay ago). The next slot is read after the pop, off that chain.
 type wire struct {
-	buf           []wireSlot
-	bytes         int64
-	head, n, mask int32
+	hp      *Packet // the head packet, valid when n > 0
+	buf     []wireSlot
+	bytes   int64
+	head, n int32
 }
 
 type wireSlot struct {
@@ -28,7 +35,10 @@ func (w *wire) push(at engine.Time, p *Packet, a *ringArena) {
 	if int(w.n) == len(w.buf) {
 		w.grow(a)
 	}
-	w.buf[(w.head+w.n)&w.mask] = wireSlot{at, p}
+	if w.n == 0 {
+		w.hp = p
+	}
+	w.buf[int(w.head+w.n)&(len(w.buf)-1)] = wireSlot{at, p}
 	w.n++
 	w.bytes += int64(p.Size)
 }
@@ -36,19 +46,24 @@ func (w *wire) push(at engine.Time, p *Packet, a *ringArena) {
 func (w *wire) grow(a *ringArena) {
 	size := max(16, 2*len(w.buf))
 	nb := a.wireRing(size)
-	for i := int32(0); i < w.n; i++ {
-		nb[i] = w.buf[(w.head+i)&w.mask]
+	for i := 0; i < int(w.n); i++ {
+		nb[i] = w.buf[(int(w.head)+i)&(len(w.buf)-1)]
 	}
-	w.buf, w.head, w.mask = nb, 0, int32(size-1)
+	w.buf, w.head = nb, 0
 }
 
-// pop removes the head; the caller knows the wire is not empty.
+// pop removes the head; the caller knows the wire is not empty. The slot
+// keeps its stale pointer until a push overwrites it: the packet belongs
+// to the pool, and clearing it would be one more store to a cold line.
 func (w *wire) pop() *Packet {
-	s := &w.buf[w.head]
-	p := s.p
-	s.p = nil
-	w.head = (w.head + 1) & w.mask
+	p := w.hp
+	w.head = (w.head + 1) & int32(len(w.buf)-1)
 	w.n--
+	if w.n > 0 {
+		w.hp = w.buf[w.head].p
+	} else {
+		w.hp = nil
+	}
 	w.bytes -= int64(p.Size)
 	return p
 }
@@ -59,7 +74,7 @@ func (w *wire) pop() *Packet {
 // packet they deliver (BenchmarkDeepQueues).
 func (w *wire) touchNext() {
 	if w.n > 0 {
-		prefetch.Line(unsafe.Pointer(w.buf[w.head].p))
+		prefetch.Line(unsafe.Pointer(w.hp))
 	}
 }
 
@@ -68,7 +83,7 @@ func (w *wire) next() engine.Time { return w.buf[w.head].at }
 
 // each visits the packets in flight, oldest first.
 func (w *wire) each(f func(p *Packet)) {
-	for i := int32(0); i < w.n; i++ {
-		f(w.buf[(w.head+i)&w.mask].p)
+	for i := 0; i < int(w.n); i++ {
+		f(w.buf[(int(w.head)+i)&(len(w.buf)-1)].p)
 	}
 }
