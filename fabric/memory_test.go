@@ -106,3 +106,50 @@ func TestNetworkMemoryBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A wire's cached head packet is its ring's head through pushes, pops,
+// wrap-around and growth (from 16 to 128 slots here: at most 100 in flight), and its delivery
+// times and bytes stay the ring's.
+func TestWireHead(t *testing.T) {
+	var w wire
+	var a ringArena
+	pkts := make([]Packet, 200)
+	var want []int // indices in pkts, oldest first
+	next := 0
+	for step := 0; step < 400; step++ {
+		if push := step%3 != 2 || len(want) == 0; push && next < len(pkts) {
+			p := &pkts[next]
+			p.Size = uint16(100 + next)
+			w.push(engine.Time(1000+next), p, &a)
+			want = append(want, next)
+			next++
+		} else if len(want) > 0 {
+			if got := w.pop(); got != &pkts[want[0]] {
+				t.Fatalf("step %d: popped packet %d, want %d", step, got.Size-100, want[0])
+			}
+			want = want[1:]
+		}
+		if int(w.n) != len(want) {
+			t.Fatalf("step %d: %d in flight, want %d", step, w.n, len(want))
+		}
+		var bytes int64
+		for _, i := range want {
+			bytes += int64(pkts[i].Size)
+		}
+		if w.bytes != bytes {
+			t.Fatalf("step %d: %d bytes in flight, want %d", step, w.bytes, bytes)
+		}
+		if len(want) == 0 {
+			if w.hp != nil {
+				t.Fatalf("step %d: empty wire's head is packet %d, want none", step, w.hp.Size-100)
+			}
+			continue
+		}
+		if w.hp != &pkts[want[0]] || w.next() != engine.Time(1000+want[0]) {
+			t.Fatalf("step %d: head packet %d due %v, want %d due %v", step, w.hp.Size-100, w.next(), want[0], engine.Time(1000+want[0]))
+		}
+	}
+	if len(w.buf) != 128 {
+		t.Fatalf("ring of %d slots, want 128 (grown three times)", len(w.buf))
+	}
+}

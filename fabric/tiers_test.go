@@ -60,6 +60,17 @@ func TestUpDownMatchesShortestPaths(t *testing.T) {
 					if !slices.Equal(got, want) {
 						t.Fatalf("switch %s to host %d: next hops %v, want %v", sw.Name, h, got, want)
 					}
+					// ECMP takes a single next hop from nextHops: the
+					// same port as hashing over Routes.
+					p := &Packet{Src: (h + 1) % int32(topo.Hosts), Dst: h, SPort: uint16(h), DPort: 100}
+					e := ECMP{Salt: 7}
+					for _, n := range []*Network{ud, sp} {
+						hops := n.Switches[i].Routes(h)
+						want := hops[Murmur3(uint32(p.Src), uint32(p.Dst), uint32(p.SPort)|uint32(p.DPort)<<16, uint32(sw.ID)^e.Salt)%uint32(len(hops))]
+						if got := e.Route(n.Switches[i], p, 0); got != int(want) {
+							t.Fatalf("switch %s to host %d: ECMP port %d, want %d", sw.Name, h, got, want)
+						}
+					}
 				}
 			}
 			r1, b1 := ud.MaxRTTBDP(1000)
