@@ -40,10 +40,14 @@ func (f *FlowRecord) SetFinish(finishNs int64) {
 	if finishNs < f.StartNs {
 		panic(fmt.Sprintf("analysis: flow %d finishes at %d ns before its start at %d ns", f.FlowID, finishNs, f.StartNs))
 	}
-	fin := finishNs
-	fct := finishNs - f.StartNs
-	sd := float64(fct) / float64(f.IdealFctNs)
-	f.FinishNs, f.FctNs, f.Slowdown = &fin, &fct, &sd
+	// One allocation for the three optional values (three were 12% of a
+	// 10^6-flow run's allocations).
+	v := &struct {
+		fin, fct int64
+		sd       float64
+	}{fin: finishNs, fct: finishNs - f.StartNs}
+	v.sd = float64(v.fct) / float64(f.IdealFctNs)
+	f.FinishNs, f.FctNs, f.Slowdown = &v.fin, &v.fct, &v.sd
 }
 
 // IterationRecord is one row of iterations.parquet (training workloads).

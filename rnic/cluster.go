@@ -181,12 +181,10 @@ type Cluster struct {
 	nextQP  int64
 	nextMsg int64
 	recvCfg rocev2.ReceiverConfig
-	// byID and rxByID index every QP ever opened by its id (ids are
-	// cluster-wide and dense): the open sender QP, and its receive state
-	// at the destination. Two pointers per QP are cheaper than a map
-	// lookup per packet; closed QPs' slots are nil.
-	byID   []*QP
-	rxByID []*rxQP
+	// byID finds every open QP and its receive state by id (ids are
+	// cluster-wide and dense), in pages that are freed once all their
+	// QPs have closed (qpTable).
+	byID qpTable
 }
 
 // NewCluster attaches a NIC to every host of net, each with the scheduler
@@ -213,7 +211,7 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 	c := &Cluster{Sim: net.Sim, Net: net, Cfg: cfg,
 		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval, Sack: cfg.DupThresh > 0}}
 	for i := range net.HostPorts {
-		h := &Host{c: c, ID: i, qps: map[int64]*QP{}, pairs: map[int32]*pairQPs{},
+		h := &Host{c: c, ID: i, pairs: map[int32]*pairQPs{},
 			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
 		h.port = net.Attach(i, h, h)
 		c.Hosts = append(c.Hosts, h)

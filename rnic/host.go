@@ -20,7 +20,7 @@ type Host struct {
 	stamper Stamper // sched, if it stamps packets
 
 	ctrl  fabric.FIFO
-	qps   map[int64]*QP
+	qps   []*QP // open QPs, in no order (QP.openIdx is each one's index)
 	pairs map[int32]*pairQPs
 	paced pacedHeap
 	ready int

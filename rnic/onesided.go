@@ -62,7 +62,7 @@ func addWait(m *Message, w func(*QP) bool) {
 // (Cluster.OnPlace) at the target needs to know where the bytes go. Nil
 // when that WQE already completed.
 func (c *Cluster) WQE(p *fabric.Packet) (*Message, int64) {
-	q := c.byID[p.QP]
+	q := c.byID.qp(p.QP)
 	if q == nil || q.responder {
 		return nil, 0
 	}

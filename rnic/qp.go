@@ -42,7 +42,8 @@ type QP struct {
 	window    int64
 	nextAvail engine.Time
 	lastSize  int64 // wire size of the last packet sent (pacing recompute)
-	pacedIdx  int
+	pacedIdx  int32 // index in the host's pacing heap, -1 if not in it
+	openIdx   int32 // index in the host's open QPs (Host.qps)
 
 	rtoAt engine.Time // retransmission deadline, Never when nothing is in flight
 	ccAt  engine.Time // earliest pending CC timer event
@@ -324,9 +325,9 @@ func lessPaced(a, b *QP) bool {
 }
 
 func (p *pacedHeap) push(q *QP) {
-	q.pacedIdx = len(p.h)
+	q.pacedIdx = int32(len(p.h))
 	p.h = append(p.h, q)
-	p.up(q.pacedIdx)
+	p.up(int(q.pacedIdx))
 }
 
 func (p *pacedHeap) pop() *QP {
@@ -335,11 +336,11 @@ func (p *pacedHeap) pop() *QP {
 	return q
 }
 
-func (p *pacedHeap) remove(q *QP) { p.removeAt(q.pacedIdx) }
+func (p *pacedHeap) remove(q *QP) { p.removeAt(int(q.pacedIdx)) }
 
 func (p *pacedHeap) fix(q *QP) {
-	if !p.down(q.pacedIdx) {
-		p.up(q.pacedIdx)
+	if !p.down(int(q.pacedIdx)) {
+		p.up(int(q.pacedIdx))
 	}
 }
 
@@ -361,8 +362,8 @@ func (p *pacedHeap) removeAt(i int) {
 
 func (p *pacedHeap) swap(i, j int) {
 	p.h[i], p.h[j] = p.h[j], p.h[i]
-	p.h[i].pacedIdx = i
-	p.h[j].pacedIdx = j
+	p.h[i].pacedIdx = int32(i)
+	p.h[j].pacedIdx = int32(j)
 }
 
 func (p *pacedHeap) up(i int) {

@@ -65,12 +65,9 @@ func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 	qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
 	qp.rate = qp.cc.Rate()
 	qp.window = qp.cc.Window()
-	h.qps[qp.ID] = qp
-	for int64(len(c.byID)) <= qp.ID {
-		c.byID = append(c.byID, nil)
-		c.rxByID = append(c.rxByID, nil)
-	}
-	c.byID[qp.ID] = qp
+	qp.openIdx = int32(len(h.qps))
+	h.qps = append(h.qps, qp)
+	c.byID.open(qp)
 	h.sched.QPOpened(qp)
 	qp.armCC(c.Sim.Now())
 	return qp
@@ -109,16 +106,114 @@ func (h *Host) closeQP(qp *QP) {
 	if qp.responder {
 		delete(h.responders, qp.ext.peer.ID)
 	}
-	delete(h.qps, qp.ID)
-	h.c.byID[qp.ID] = nil
+	last := h.qps[len(h.qps)-1]
+	h.qps[qp.openIdx], last.openIdx = last, qp.openIdx
+	h.qps[len(h.qps)-1] = nil
+	h.qps = h.qps[:len(h.qps)-1]
+	h.c.byID.close(qp.ID)
 	h.c.Counters.QPsClosed++
 	h.sched.QPClosed(qp)
 }
 
 // qp is this host's open QP with the given id, or nil.
 func (h *Host) qp(id int32) *QP {
-	if qp := h.c.byID[id]; qp != nil && qp.host == h {
+	if qp := h.c.byID.qp(id); qp != nil && qp.host == h {
 		return qp
 	}
 	return nil
+}
+
+// qpTable finds a QP and its receive state (at its destination) by id, as
+// packets carry it: one pointer each per id, in pages of qpPageSize ids.
+// A page is freed once every id in it has been opened and closed and
+// every receive state of them has ended (finishedRx), so that the table
+// holds the QPs that are open and the pages around them, not 16 B per QP
+// ever opened (16 MB per million per-flow QPs, which grew with the
+// finished flows). A lookup in a freed page finds what the slots held: no
+// QP, and finishedRx (a late duplicate is still recognised as one).
+type qpTable struct {
+	pages []*qpPage
+}
+
+const (
+	qpPageBits = 10
+	qpPageSize = 1 << qpPageBits
+)
+
+type qpPage struct {
+	qp         [qpPageSize]*QP
+	rx         [qpPageSize]*rxQP
+	closed     int32 // ids of the page whose QP closed
+	unfinished int32 // rx slots that are not finishedRx
+}
+
+// qp is the open QP with id, or nil.
+func (t *qpTable) qp(id int32) *QP {
+	if i := int(id >> qpPageBits); i < len(t.pages) {
+		if pg := t.pages[i]; pg != nil {
+			return pg.qp[id&(qpPageSize-1)]
+		}
+	}
+	return nil
+}
+
+// rx is the receive state of id: nil before its first packet, finishedRx
+// once its message was received whole.
+func (t *qpTable) rx(id int32) *rxQP {
+	if i := int(id >> qpPageBits); i < len(t.pages) {
+		if pg := t.pages[i]; pg != nil {
+			return pg.rx[id&(qpPageSize-1)]
+		}
+		return finishedRx // a freed page
+	}
+	return nil
+}
+
+// open records a newly opened QP (ids open in order, so its page is the
+// last one or a new one).
+func (t *qpTable) open(qp *QP) {
+	i := int(qp.ID >> qpPageBits)
+	for len(t.pages) <= i {
+		t.pages = append(t.pages, &qpPage{unfinished: qpPageSize})
+	}
+	t.pages[i].qp[qp.ID&(qpPageSize-1)] = qp
+}
+
+// close records that the QP with id closed.
+func (t *qpTable) close(id int64) {
+	pg := t.pages[id>>qpPageBits]
+	pg.qp[id&(qpPageSize-1)] = nil
+	pg.closed++
+	t.release(id)
+}
+
+// setRx sets the receive state of id (finishedRx when it ends).
+func (t *qpTable) setRx(id int32, rx *rxQP) {
+	i := int(id >> qpPageBits)
+	pg := t.pages[i]
+	if pg == nil { // freed: every slot finished; bring it back as it was
+		pg = &qpPage{closed: qpPageSize}
+		for k := range pg.rx {
+			pg.rx[k] = finishedRx
+		}
+		t.pages[i] = pg
+	}
+	slot := &pg.rx[id&(qpPageSize-1)]
+	switch {
+	case *slot != finishedRx && rx == finishedRx:
+		pg.unfinished--
+	case *slot == finishedRx && rx != finishedRx:
+		pg.unfinished++
+	}
+	*slot = rx
+	t.release(int64(id))
+}
+
+// release frees id's page once all its QPs closed and their receive
+// states ended.
+func (t *qpTable) release(id int64) {
+	i := id >> qpPageBits
+	if pg := t.pages[i]; pg.closed == qpPageSize && pg.unfinished == 0 {
+		t.pages[i] = nil
+	}
 }

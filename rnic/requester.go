@@ -151,7 +151,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 // response acknowledges the request as in InfiniBand (the responder sends
 // no ACK for it).
 func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
-	rq := h.c.byID[p.QP] // the responder context, open until this data is acknowledged
+	rq := h.c.byID.qp(p.QP) // the responder context, open until this data is acknowledged
 	if rq == nil {
 		return // a resent response of a context that closed
 	}

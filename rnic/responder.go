@@ -15,10 +15,10 @@ import (
 func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	c := h.c
 	c.Counters.PayloadArrived += int64(p.Payload)
-	rx := c.rxByID[p.QP]
+	rx := c.byID.rx(p.QP)
 	if rx == nil {
 		rx = &rxQP{}
-		c.rxByID[p.QP] = rx
+		c.byID.setRx(p.QP, rx)
 	}
 	h.sched.Received(now, p)
 	op := rocev2.Opcode(p.Op)
@@ -82,7 +82,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	}
 	// A per-flow QP's receive state ends with its message.
 	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+units {
-		c.rxByID[p.QP] = finishedRx
+		c.byID.setRx(p.QP, finishedRx)
 	}
 }
 
@@ -185,7 +185,7 @@ func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op 
 		h.readArrived(now, p)
 	}
 	if c.Cfg.Mapping.PerFlow && sel.lastEnd > 0 && r.Expected >= sel.lastEnd && r.Held() == 0 {
-		c.rxByID[p.QP] = finishedRx
+		c.byID.setRx(p.QP, finishedRx)
 	}
 }
 
@@ -264,7 +264,7 @@ func (h *Host) reply(now engine.Time, p *fabric.Packet, resp rocev2.Response, se
 // completed (a per-flow QP's receive state ends with its last packet, so
 // such a duplicate looks new).
 func (h *Host) pending(p *fabric.Packet) *Message {
-	if q := h.c.byID[p.QP]; q != nil {
+	if q := h.c.byID.qp(p.QP); q != nil {
 		for _, m := range q.msgs {
 			if m.start == p.Seq {
 				return m

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/engine"
 )
 
 // A run given a directory streams flows.parquet while it runs: the file is
@@ -79,5 +80,23 @@ func TestFlowsStreamed(t *testing.T) {
 				t.Error("writing a streamed run to another directory: got no error")
 			}
 		})
+	}
+}
+
+// TestPathCache: the rows (small fabrics) and the map (large ones) give
+// back what was put, and nothing for a pair not put.
+func TestPathCache(t *testing.T) {
+	for _, hosts := range []int{4, denseHosts + 1} {
+		var c pathCache
+		want := pathInfo{baseRTT: 5 * engine.Microsecond, bottleneck: 100 * engine.Gbps}
+		c.put(2, 3, want, hosts)
+		if got, ok := c.get(2, 3); !ok || got != want {
+			t.Errorf("hosts %d: get(2, 3) = %v, %v; want %v, true", hosts, got, ok, want)
+		}
+		for _, p := range [][2]int{{3, 2}, {2, 1}, {0, 1}} {
+			if got, ok := c.get(p[0], p[1]); ok {
+				t.Errorf("hosts %d: get%v = %v, true; want not cached", hosts, p, got)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package cloud
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -225,5 +226,40 @@ func TestMergeNextAllocatesNothing(t *testing.T) {
 	m := Merge(mk("a"), mk("b"), mk("c"))
 	if n := testing.AllocsPerRun(10000, func() { m.Next() }); n != 0 {
 		t.Errorf("Merge Next got %v allocs per flow, want 0", n)
+	}
+}
+
+// TestParseStartNSFast: the allocation-free path gives the general path's
+// value for every string it accepts, and accepts the common forms.
+func TestParseStartNSFast(t *testing.T) {
+	cases := []string{"0", "1", "12", "12.5", "12.500", "12.05", "0.001", "999999999999999", "999999999999999.999",
+		"1000000000000000", "12.", ".5", "1.2345", "1.2.3", "", "1e3", "+1", "-1", " 1", "12a", "00012.010", "2305843009213693.951"}
+	rng := rand.New(rand.NewPCG(3, 0))
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, 1+rng.IntN(20))
+		for j := range b {
+			b[j] = "0123456789.x"[rng.IntN(12)]
+		}
+		cases = append(cases, string(b))
+	}
+	accepted := 0
+	for _, s := range cases {
+		fast, ok := parseStartNSFast(s)
+		slow, err := parseStartNSGeneral(s)
+		if !ok {
+			continue
+		}
+		accepted++
+		if err != nil || fast != slow {
+			t.Fatalf("parseStartNSFast(%q) = %v; got general %v, %v, want the same value and no error", s, fast, slow, err)
+		}
+	}
+	for _, s := range []string{"0", "12.5", "999999999999999.999"} {
+		if _, ok := parseStartNSFast(s); !ok {
+			t.Errorf("parseStartNSFast(%q): got not accepted, want accepted", s)
+		}
+	}
+	if accepted < 100 {
+		t.Errorf("got %d strings accepted by the fast path, want at least 100", accepted)
 	}
 }

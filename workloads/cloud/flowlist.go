@@ -240,6 +240,14 @@ func parseHost(s string) (int, error) {
 // parseStartNS converts decimal ns to ps exactly, through engine.ParseTime
 // so that no float rounding is involved.
 func parseStartNS(s string) (engine.Time, error) {
+	if t, ok := parseStartNSFast(s); ok {
+		return t, nil
+	}
+	return parseStartNSGeneral(s)
+}
+
+// parseStartNSGeneral is parseStartNS for any string, with its errors.
+func parseStartNSGeneral(s string) (engine.Time, error) {
 	if s == "" || strings.Trim(s, "0123456789.") != "" {
 		return 0, fmt.Errorf("want a non-negative number of ns, got %q", s)
 	}
@@ -251,4 +259,36 @@ func parseStartNS(s string) (engine.Time, error) {
 		return 0, fmt.Errorf("%s ns is after 2^61 ps (26.7 days), the latest time a run can represent", s)
 	}
 	return t, nil
+}
+
+// parseStartNSFast is parseStartNS for the common form, 1 to 15 digits with
+// an optional '.' and 1 to 3 more (at most 10^18 ps, below MaxSpan), with
+// no allocation; ok is false for anything else, which the general path
+// then reads (the same value for every string both accept:
+// TestParseStartNSFast). A flow list of 10^6 flows spent 0.4 s of CPU in
+// the general path's string concatenation and unit search.
+func parseStartNSFast(s string) (engine.Time, bool) {
+	whole, frac, hasDot := strings.Cut(s, ".")
+	if len(whole) == 0 || len(whole) > 15 || (hasDot && (len(frac) == 0 || len(frac) > 3)) {
+		return 0, false
+	}
+	var ps int64
+	for i := 0; i < len(whole); i++ {
+		c := whole[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		ps = ps*10 + int64(c-'0')
+	}
+	ps *= 1000
+	scale := int64(100)
+	for i := 0; i < len(frac); i++ {
+		c := frac[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		ps += int64(c-'0') * scale
+		scale /= 10
+	}
+	return engine.Time(ps) * engine.Picosecond, true
 }
