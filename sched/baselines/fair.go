@@ -1,8 +1,6 @@
 package baselines
 
 import (
-	"github.com/google/btree"
-
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
@@ -18,10 +16,9 @@ type Fair struct {
 	Class      uint8
 	PerMessage bool
 
-	ready   *btree.BTreeG[*rnic.QP] // ready QPs by id
-	last    int64                   // id of the QP served last
-	current *rnic.QP                // PerMessage: the QP whose message is being served
-	probe   rnic.QP
+	ready   readySet // ready QPs by id
+	last    int64    // id of the QP served last
+	current *rnic.QP // PerMessage: the QP whose message is being served
 }
 
 // NewFair returns packet-level round robin in class.
@@ -31,8 +28,7 @@ func NewFair(class uint8) *Fair { return newFair(class, false) }
 func NewFairMessage(class uint8) *Fair { return newFair(class, true) }
 
 func newFair(class uint8, perMessage bool) *Fair {
-	return &Fair{Class: class, PerMessage: perMessage,
-		ready: btree.NewG(8, func(a, b *rnic.QP) bool { return a.ID < b.ID })}
+	return &Fair{Class: class, PerMessage: perMessage}
 }
 
 func (f *Fair) Attach(*rnic.Host)                    {}
@@ -61,29 +57,21 @@ func (f *Fair) HOLChanged(qp *rnic.QP) {
 // ReadyChanged implements rnic.Scheduler.
 func (f *Fair) ReadyChanged(qp *rnic.QP) {
 	if qp.Ready() {
-		f.ready.ReplaceOrInsert(qp)
+		f.ready.insert(qp)
 	} else {
-		f.ready.Delete(qp)
+		f.ready.remove(qp)
 	}
 }
 
 // Pick implements rnic.Scheduler.
 func (f *Fair) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
-	if paused&(1<<f.Class) != 0 || f.ready.Len() == 0 {
+	if paused&(1<<f.Class) != 0 || f.ready.len() == 0 {
 		return nil, 0
 	}
 	if f.PerMessage && f.current != nil && f.current.Ready() {
 		return f.current, f.Class
 	}
-	var next *rnic.QP
-	f.probe.ID = f.last + 1
-	f.ready.AscendGreaterOrEqual(&f.probe, func(qp *rnic.QP) bool {
-		next = qp
-		return false
-	})
-	if next == nil {
-		next, _ = f.ready.Min()
-	}
+	next := f.ready.from(f.last + 1)
 	f.last = next.ID
 	if f.PerMessage {
 		f.current = next
