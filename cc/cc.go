@@ -60,6 +60,13 @@ type Algorithm interface {
 	Window() int64
 }
 
+// Resetter is an optional Algorithm extension: Reset returns the state
+// machine to what its Spec's New built (same Env, same parameters), so
+// that a NIC can reuse it for a new QP instead of allocating one.
+type Resetter interface {
+	Reset()
+}
+
 // Spec describes an algorithm to the rest of the simulator: its wire and
 // switch needs, and how to build one state machine per QP.
 type Spec struct {

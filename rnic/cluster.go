@@ -185,6 +185,10 @@ type Cluster struct {
 	// cluster-wide and dense), in pages that are freed once all their
 	// QPs have closed (qpTable).
 	byID qpTable
+	// freeQPs are closed QPs whose memory the next per-flow QPs reuse
+	// (Host.reusable), with their CC state when it is a cc.Resetter.
+	freeQPs   []*QP
+	reusedQPs int64
 }
 
 // NewCluster attaches a NIC to every host of net, each with the scheduler

@@ -24,6 +24,10 @@ type QP struct {
 	responder bool
 	ready     bool
 	lastClass uint8
+	// pinned: something may still refer to the QP after it closes (a CC
+	// timer event, a READ's or ATOMIC's responder context, a WQE with
+	// Ext), so it is not reused (Cluster.freeQPs).
+	pinned bool
 
 	host    *Host
 	ext     *qpExt // nil unless the QP is a responder context or has fenced WQEs
@@ -243,6 +247,7 @@ func (qp *QP) armCC(now engine.Time) {
 	}
 	t = max(t, now)
 	qp.ccAt = t
+	qp.pinned = true // the event stays queued after the QP closes
 	qp.host.c.Sim.At(t, qp, evCC)
 }
 

@@ -5,6 +5,7 @@ package rnic
 import (
 	"math"
 
+	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
@@ -57,12 +58,31 @@ func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 	}
 	c.Counters.QPsOpened++
 	sport := port()
-	qp := &QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: sport, perFlow: perFlow,
+	fresh := QP{ID: c.nextQP, host: h, Src: int32(h.ID), Dst: dst, SPort: sport, perFlow: perFlow,
 		pacedIdx: -1, ccAt: engine.Never, rtoAt: engine.Never}
+	var qp *QP
+	if n := len(c.freeQPs); n > 0 && perFlow {
+		qp = c.freeQPs[n-1]
+		c.freeQPs[n-1] = nil
+		c.freeQPs = c.freeQPs[:n-1]
+		c.reusedQPs++
+		old, msgs := qp.cc, qp.msgs
+		*qp = fresh
+		qp.msgs = msgs[:0]
+		if r, ok := old.(cc.Resetter); ok {
+			r.Reset()
+			qp.cc = old
+		}
+	} else {
+		qp = new(QP)
+		*qp = fresh
+	}
 	if c.Cfg.Selective {
 		qp.sr = &rocev2.SelectiveSender{DupThresh: c.Cfg.DupThresh, MTU: c.Cfg.MTU, ReorderWindow: c.Cfg.ReorderWindow}
 	}
-	qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
+	if qp.cc == nil {
+		qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
+	}
 	qp.rate = qp.cc.Rate()
 	qp.window = qp.cc.Window()
 	qp.openIdx = int32(len(h.qps))
@@ -113,7 +133,28 @@ func (h *Host) closeQP(qp *QP) {
 	h.c.byID.close(qp.ID)
 	h.c.Counters.QPsClosed++
 	h.sched.QPClosed(qp)
+	if h.reusable(qp) {
+		h.c.freeQPs = append(h.c.freeQPs, qp)
+	}
 }
+
+// reusable reports whether the closed qp's memory may serve a QP opened
+// later (Cluster.freeQPs): a per-flow requester QP that nothing refers
+// to any more. Its id is dead (packets carry ids, and byID has nil for
+// it), the scheduler said it keeps no reference (Releaser), no observer
+// saw it, and no CC timer event, responder context, callback or fence
+// can reach it (pinned, ext). TestQPReuse checks that a reused QP is a
+// fresh one.
+func (h *Host) reusable(qp *QP) bool {
+	if !qp.perFlow || qp.responder || qp.pinned || qp.ext != nil || qp.SchedState != nil || h.c.Observer != nil {
+		return false
+	}
+	_, ok := h.sched.(Releaser)
+	return ok && len(h.c.freeQPs) < maxFreeQPs
+}
+
+// maxFreeQPs bounds the closed QPs kept for reuse (about 50 KB of them).
+const maxFreeQPs = 256
 
 // qp is this host's open QP with the given id, or nil.
 func (h *Host) qp(id int32) *QP {

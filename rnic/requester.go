@@ -37,6 +37,9 @@ func (h *Host) enqueue(qp *QP, m *Message) {
 	if m.wait() != nil {
 		qp.extension().waits++
 	}
+	if m.Ext != nil || m.Verb == rocev2.Read || m.Verb.Atomic() {
+		qp.pinned = true // its responder context, callbacks or fences may outlive it
+	}
 	qp.msgs = append(qp.msgs, m)
 	holChanged := qp.hol == len(qp.msgs)-1
 	h.sched.Posted(qp, m)
@@ -194,7 +197,9 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 	}
 	if done > 0 {
 		finished := qp.msgs[:done]
-		qp.msgs = qp.msgs[done:]
+		if qp.msgs = qp.msgs[done:]; len(qp.msgs) == 0 {
+			qp.msgs = finished[:0] // keep the array's start, for a reused QP
+		}
 		qp.hol -= done
 		if qp.hol < 0 {
 			qp.hol = 0

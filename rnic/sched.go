@@ -72,3 +72,12 @@ type Stamper interface {
 type Rewinder interface {
 	Rewound(qp *QP)
 }
+
+// Releaser is an optional Scheduler extension: ReleasesQPs says that the
+// scheduler keeps no reference to a QP after QPClosed (and leaves its
+// SchedState nil), so that the NIC may reuse the closed QP's memory for
+// a QP it opens later (see "Memory" in the package doc). A scheduler that
+// drops closed QPs lazily, as NS3Fair's list does, must not implement it.
+type Releaser interface {
+	ReleasesQPs()
+}

@@ -176,7 +176,16 @@ type State struct {
 
 // New builds the state machine for one QP. p must be valid.
 func New(p Params, env cc.Env) *State {
-	q := &State{
+	q := new(State)
+	q.init(p, env)
+	return q
+}
+
+// Reset implements cc.Resetter: q becomes what New built.
+func (q *State) Reset() { q.init(q.p, q.env) }
+
+func (q *State) init(p Params, env cc.Env) {
+	*q = State{
 		p:      p,
 		env:    env,
 		floor:  cc.RateFloor(env, p.MinRate),
@@ -190,7 +199,6 @@ func New(p Params, env cc.Env) *State {
 	for i := range q.next {
 		q.next[i] = engine.Never
 	}
-	return q
 }
 
 // OnAck handles an ACK or NACK: its CNP flag (ECE) is a CNP.

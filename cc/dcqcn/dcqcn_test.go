@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -534,5 +535,27 @@ func TestNS3AlphaTieOrder(t *testing.T) {
 		if got := q.Alpha(); got != c.want {
 			t.Errorf("ns3 %v, scheduled %v: alpha after the tie = %v, want %v", c.ns3, c.scheduled, got, c.want)
 		}
+	}
+}
+
+// TestReset: a state machine driven through CNPs, decreases and timers is,
+// after Reset, what New builds (every field, unexported ones included).
+func TestReset(t *testing.T) {
+	p := DefaultParams(100 * engine.Gbps)
+	q := New(p, env100)
+	now := engine.Time(0)
+	for i := 0; i < 50; i++ {
+		now += 3 * us
+		q.OnAck(&cc.Feedback{Now: now, AckSeq: int64(i) * 1000, ECE: i%3 == 0})
+		if at := q.NextTimer(); at != engine.Never {
+			q.OnTimer(at)
+		}
+	}
+	if q.Rate() == env100.LineRate {
+		t.Fatalf("rate %v after 17 CNPs, want below line rate (the test must change the state)", q.Rate())
+	}
+	q.Reset()
+	if want := New(p, env100); !reflect.DeepEqual(q, want) {
+		t.Errorf("after Reset got %+v, want %+v", *q, *want)
 	}
 }

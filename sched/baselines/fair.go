@@ -39,6 +39,10 @@ func (f *Fair) Acked(*rnic.QP)                       {}
 func (f *Fair) Control(engine.Time, *fabric.Packet)  {}
 func (f *Fair) Received(engine.Time, *fabric.Packet) {}
 
+// ReleasesQPs implements rnic.Releaser: QPClosed drops the QP (a ready
+// QP is taken out of the set before it closes).
+func (f *Fair) ReleasesQPs() {}
+
 // QPClosed implements rnic.Scheduler.
 func (f *Fair) QPClosed(qp *rnic.QP) {
 	if f.current == qp {

@@ -38,6 +38,9 @@ func (s *rankedBase) Received(engine.Time, *fabric.Packet) {}
 // QPOpened implements rnic.Scheduler.
 func (s *rankedBase) QPOpened(qp *rnic.QP) { qp.SchedState = &ranked{qp: qp, id: qp.ID} }
 
+// ReleasesQPs implements rnic.Releaser: QPClosed drops the QP's state.
+func (s *rankedBase) ReleasesQPs() {}
+
 // QPClosed implements rnic.Scheduler.
 func (s *rankedBase) QPClosed(qp *rnic.QP) {
 	s.heaps.remove(qp.SchedState.(*ranked))
