@@ -50,7 +50,7 @@ func ReadFlowList(name string, r io.Reader) ([]Flow, error) {
 // accept the same files with the same errors.
 type flowListReader struct {
 	name   string
-	cr     *csv.Reader
+	cr     *csvLines
 	col    [len(flowListColumns)]int
 	tagCol int
 	line   int // of the record next returned last
@@ -58,17 +58,15 @@ type flowListReader struct {
 
 // newFlowListReader reads and checks the header.
 func newFlowListReader(name string, r io.Reader) (*flowListReader, error) {
-	cr := csv.NewReader(r)
-	cr.Comment = '#'
-	cr.ReuseRecord = true
-	header, err := cr.Read()
+	cr := newCSVLines(r)
+	header, err := cr.read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty flow list, want a header %s", name, strings.Join(flowListColumns[:], ","))
 	}
 	if err != nil {
 		return nil, csvError(name, err)
 	}
-	line, _ := cr.FieldPos(0)
+	line := cr.line
 	fr := &flowListReader{name: name, cr: cr, tagCol: -1}
 	for i := range fr.col {
 		fr.col[i] = -1
@@ -96,14 +94,14 @@ func newFlowListReader(name string, r io.Reader) (*flowListReader, error) {
 // next returns the next flow; ok is false at the end of the list.
 func (fr *flowListReader) next() (f Flow, ok bool, err error) {
 	name, col := fr.name, &fr.col
-	rec, err := fr.cr.Read()
+	rec, err := fr.cr.read()
 	if err == io.EOF {
 		return Flow{}, false, nil
 	}
 	if err != nil {
 		return Flow{}, false, csvError(name, err)
 	}
-	line, _ := fr.cr.FieldPos(0)
+	line := fr.cr.line
 	fr.line = line
 	field := func(i int) string { return strings.TrimSpace(rec[col[i]]) }
 	if f.Src, err = parseHost(field(0)); err != nil {
