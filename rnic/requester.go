@@ -197,9 +197,7 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 	}
 	if done > 0 {
 		finished := qp.msgs[:done]
-		if qp.msgs = qp.msgs[done:]; len(qp.msgs) == 0 {
-			qp.msgs = finished[:0] // keep the array's start, for a reused QP
-		}
+		qp.msgs = qp.msgs[done:]
 		qp.hol -= done
 		if qp.hol < 0 {
 			qp.hol = 0
@@ -219,6 +217,11 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 			m.QP = nil
 		}
 		clear(finished)
+		if len(qp.msgs) == 0 {
+			// Back to the array's start (for a reused QP), unless a
+			// completion callback posted on the QP meanwhile.
+			qp.msgs = finished[:0]
+		}
 	}
 	h.sched.Acked(qp)
 	if c.Observer != nil && p != nil {
