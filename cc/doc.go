@@ -18,7 +18,11 @@
 //     algorithm, since any call may move it;
 //   - after every call the rnic reads Rate() (the pacing rate, applied with
 //     REFERENCE.md 5.1's next_avail rescheduling) and Window() (bytes in
-//     flight allowed; 0 means no window).
+//     flight allowed; 0 means no window);
+//   - an algorithm that also implements [Resetter] may be reset and reused
+//     for a later QP of the same NIC (rnic reuses a closed per-flow QP
+//     whose CC never queued a timer); Reset must give exactly what New
+//     gave. DCQCN implements it (TestReset checks every field).
 //
 // # Units and invariants
 //
