@@ -133,7 +133,7 @@ func TestParseErrors(t *testing.T) {
 		{"sub-map of another kind", "workload:\n  kind: cloud\n  incast: {senders: 3}\n", nil,
 			"scenario.yaml:3: workload.incast: only allowed when workload.kind is incast (it is cloud)"},
 		{"unknown workload kind", "workload: {kind: mpi}\n", nil,
-			`scenario.yaml:1: workload.kind: unknown workload kind "mpi" (valid: cloud, incast, flowlist, storage, simai, collective, hotspot, halo)`},
+			`scenario.yaml:1: workload.kind: unknown workload kind "mpi" (valid: cloud, incast, flowlist, storage, simai, collective, hotspot, halo, mpitrace)`},
 		{"unknown distribution", "workload: {distribution: websearh}\n", nil,
 			`scenario.yaml:1: workload.distribution: unknown distribution "websearh" (valid: ` + strings.Join(cloud.BuiltinNames(), ", ") + ")"},
 		{"too many incast senders", "topology: {kind: star, hosts: 16}\nworkload:\n  kind: incast\n", nil,
@@ -159,7 +159,7 @@ func TestParseErrors(t *testing.T) {
 
 		// --set overrides.
 		{"bad set path", "", []string{"workload.lod=0.8"},
-			`--set workload.lod=0.8: workload.lod: unknown field "lod" (valid: kind, distribution, load, hosts, incast, flowlist, storage, simai, collective, hotspot, halo)`},
+			`--set workload.lod=0.8: workload.lod: unknown field "lod" (valid: kind, distribution, load, hosts, incast, flowlist, storage, simai, collective, hotspot, halo, mpitrace)`},
 		{"set through a scalar", "", []string{"seed.x=1"},
 			"--set seed.x=1: seed: want a single value, got a mapping"},
 		{"set through a scalar in the file", "workload: {load: 0.4}\n", []string{"workload.load.x=1"},

@@ -185,6 +185,10 @@ var workloadKinds = []WorkloadKind{
 		Params:        func() any { return defaultHalo() },
 		Validate:      func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HaloParams).validate(at) },
 		NewClosedLoop: newHalo},
+	{Name: MPITrace, Doc: "reconstructed MPI traces (ptrans: HPCC matrix transpose; inception-v3: data-parallel allreduce) as dependent messages",
+		Params:        func() any { return defaultMPITrace() },
+		Validate:      func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*MPITraceParams).validate(at) },
+		NewClosedLoop: newMPITrace},
 }
 
 // WorkloadKinds lists the kinds workload.kind may name.

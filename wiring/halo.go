@@ -100,3 +100,7 @@ func (r *Result) haloSummary() string {
 	return fmt.Sprintf("halo: %d batches, %d violations, %d particles read before visible; %d of %d particles received; %.4f operations per particle; mean publish latency %.0f ns\n",
 		c["halo.batches"], c["halo.violations"], c["halo.stale_particles"], c["halo.particles_received"], c["halo.particles_sent"], perParticle, mean)
 }
+
+// ClosedLoops are the run's closed-loop workloads (halo, mpitrace), for
+// a caller that reads their own records.
+func (s *Sim) ClosedLoops() []scenario.ClosedLoop { return s.loops }

@@ -63,6 +63,8 @@ func main() {
 	switch os.Args[1] {
 	case "run":
 		err = runCmd(os.Args[2:])
+	case "traces":
+		err = traceCmd(os.Args[2:])
 	case "plot":
 		if len(os.Args) != 4 {
 			usage()
@@ -78,7 +80,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isolation run OUTPREFIX [-k 12] [-hot H10,...] [-schemes 1q,ar,arn-afi] [-seed 1] [-set k=v]...\n       isolation plot IN.csv OUT.png")
+	fmt.Fprintln(os.Stderr, "usage: isolation run OUTPREFIX [-k 12] [-hot H10,...] [-schemes 1q,ar,arn-afi] [-seed 1] [-set k=v]...\n       isolation plot IN.csv OUT.png\n       isolation traces OUT.csv [-apps ptrans,inception-v3] [-schemes 1q,ar,afi,arn-afi] [-seed 1] [-set k=v]...")
 	os.Exit(2)
 }
 

@@ -1,0 +1,182 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/rnic"
+	"github.com/dcsim/dcsim/workloads/mpitrace"
+)
+
+// MPITrace is the workload kind of the reconstructed MPI traces of the
+// ARN+AFI paper (REFERENCE.md 10.2, "Traces"): PTRANS and Inception-v3.
+const MPITrace = "mpitrace"
+
+// MPITraceParams are the fields of an mpitrace workload (workloads/mpitrace,
+// whose doc.go argues every default): app ptrans or inception-v3, rank r
+// on the r-th of workload.hosts, from start.
+type MPITraceParams struct {
+	App        string   `yaml:"app"`
+	Iterations int      `yaml:"iterations"`
+	Start      Duration `yaml:"start"`
+	// PTRANS: a p x q process grid, an n x n matrix of doubles in nb x nb
+	// blocks; the local update after each transpose streams 24 B per
+	// local element at memory_rate.
+	P          int  `yaml:"p"`
+	Q          int  `yaml:"q"`
+	N          int  `yaml:"n"`
+	NB         int  `yaml:"nb"`
+	MemoryRate Rate `yaml:"memory_rate"`
+	// Inception-v3: ranks GPUs, params fp32 gradients allreduced in
+	// buckets of bucket bytes, a step of step_time of which
+	// forward_fraction is the forward pass.
+	Ranks           int      `yaml:"ranks"`
+	Params          int64    `yaml:"params"`
+	Bucket          Size     `yaml:"bucket"`
+	StepTime        Duration `yaml:"step_time"`
+	ForwardFraction float64  `yaml:"forward_fraction"`
+}
+
+// MPITrace apps.
+const (
+	AppPTRANS    = "ptrans"
+	AppInception = "inception-v3"
+)
+
+func defaultMPITrace() *MPITraceParams {
+	return &MPITraceParams{App: AppPTRANS, Iterations: 5, P: 4, Q: 4, N: 4608, NB: 128, MemoryRate: Rate(800 * engine.Gbps),
+		Ranks: 16, Params: 23_851_784, Bucket: 25 << 20, StepTime: Duration(451 * engine.Millisecond), ForwardFraction: 1.0 / 3}
+}
+
+func (p *MPITraceParams) validate(at WorkloadCheck) *FieldError {
+	prefix := at.Prefix + "mpitrace."
+	if fe := atLeast(prefix+"iterations", p.Iterations, 1); fe != nil {
+		return fe
+	}
+	if fe := nonNegativeTime(prefix+"start", p.Start, false); fe != nil {
+		return fe
+	}
+	var ranks int
+	switch p.App {
+	case AppPTRANS:
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{"p", p.P}, {"q", p.Q}, {"nb", p.NB}} {
+			if fe := atLeast(prefix+f.name, f.v, 1); fe != nil {
+				return fe
+			}
+		}
+		switch {
+		case p.P*p.Q < 2:
+			return fieldErr(prefix+"p", "a %d x %d grid has fewer than 2 processes", p.P, p.Q)
+		case p.N < p.NB:
+			return fieldErr(prefix+"n", "%d is below nb (%d)", p.N, p.NB)
+		case p.MemoryRate <= 0:
+			return fieldErr(prefix+"memory_rate", "must be positive, got %v", p.MemoryRate)
+		}
+		ranks = p.P * p.Q
+	case AppInception:
+		switch {
+		case p.Ranks < 2:
+			return fieldErr(prefix+"ranks", "must be at least 2, got %d", p.Ranks)
+		case p.Params < 1:
+			return fieldErr(prefix+"params", "must be at least 1, got %d", p.Params)
+		case p.Bucket < 1:
+			return fieldErr(prefix+"bucket", "must be at least 1 B, got %d", int64(p.Bucket))
+		case !(p.ForwardFraction >= 0 && p.ForwardFraction <= 1):
+			return fieldErr(prefix+"forward_fraction", "%v is not in [0, 1]", p.ForwardFraction)
+		}
+		if fe := nonNegativeTime(prefix+"step_time", p.StepTime, false); fe != nil {
+			return fe
+		}
+		ranks = p.Ranks
+	default:
+		return fieldErr(prefix+"app", "%q is not one of %s, %s", p.App, AppPTRANS, AppInception)
+	}
+	if at.Known && ranks > len(at.Hosts) {
+		return fieldErr(prefix+"app", "%s needs %d ranks, workload.hosts has %d hosts", p.App, ranks, len(at.Hosts))
+	}
+	return nil
+}
+
+// Program builds the app's program.
+func (p *MPITraceParams) Program() (*mpitrace.Program, error) {
+	if p.App == AppInception {
+		return mpitrace.Inception(mpitrace.InceptionConfig{Ranks: p.Ranks, Params: p.Params, Bucket: int64(p.Bucket),
+			StepTime: engine.Time(p.StepTime), ForwardFraction: p.ForwardFraction, Iterations: p.Iterations})
+	}
+	return mpitrace.PTRANS(mpitrace.PTRANSConfig{P: p.P, Q: p.Q, N: p.N, NB: p.NB, Iterations: p.Iterations,
+		Compute: mpitrace.UpdateTime(p.P, p.Q, p.N, p.NB, p.MemoryRate.R())})
+}
+
+// MPITraceLoop is a built mpitrace workload; Exec is nil until it starts.
+type MPITraceLoop struct {
+	Config mpitrace.Config
+	Exec   *mpitrace.Exec
+}
+
+// Start implements ClosedLoop.
+func (l *MPITraceLoop) Start(c *rnic.Cluster) error {
+	x, err := mpitrace.New(c, l.Config)
+	if err != nil {
+		return fmt.Errorf("mpitrace: %v", err)
+	}
+	l.Exec = x
+	x.Start()
+	return nil
+}
+
+// Done implements ClosedLoop.
+func (l *MPITraceLoop) Done() bool { return l.Exec == nil || l.Exec.Finished() }
+
+// Check implements ClosedLoop.
+func (l *MPITraceLoop) Check() error {
+	if l.Exec == nil {
+		return nil
+	}
+	return l.Exec.Check()
+}
+
+// Counters implements ClosedLoop: mpitrace.exec_ns (from start to the
+// last rank's end, -1 if the run ended first), mpitrace.messages,
+// mpitrace.bytes (posted) and mpitrace.done (messages completed).
+func (l *MPITraceLoop) Counters(into map[string]int64) {
+	if l.Exec == nil {
+		return
+	}
+	x := l.Exec
+	exec := int64(-1)
+	if t := x.ExecTime(); t >= 0 {
+		exec = t.Nanoseconds()
+	}
+	into["mpitrace.exec_ns"] = exec
+	into["mpitrace.messages"] = x.Messages
+	into["mpitrace.bytes"] = x.Bytes
+	into["mpitrace.done"] = x.Done
+}
+
+func newMPITrace(w *Workload, env WorkloadEnv) (ClosedLoop, error) {
+	hostIDs, err := env.HostIDs(w)
+	if err != nil {
+		return nil, err
+	}
+	p := w.Params.(*MPITraceParams)
+	prog, err := p.Program()
+	if err != nil {
+		return nil, fmt.Errorf("mpitrace: %v", err)
+	}
+	if prog.Ranks() > len(hostIDs) {
+		return nil, fmt.Errorf("mpitrace.app: %s needs %d ranks, workload.hosts has %d hosts", p.App, prog.Ranks(), len(hostIDs))
+	}
+	for _, ph := range prog.Phases {
+		for _, s := range ph {
+			for _, m := range s.Sends {
+				if err := env.CheckSize("mpitrace", m.Bytes); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return &MPITraceLoop{Config: mpitrace.Config{Program: prog, Hosts: hostIDs[:prog.Ranks()], Start: engine.Time(p.Start)}}, nil
+}
