@@ -56,7 +56,8 @@ func (n *Network) CountInTransit(k Kind) (packets int64) {
 // counts equal their packets, a switch's buffer use equals its queued data
 // bytes and never exceeds the buffer, the MMU's counters are non-negative,
 // and a lossless fabric has dropped nothing but packets that followed
-// one sent into a paused class (Switch.PauseIgnoredDrops).
+// one sent into a paused class (Switch.PauseIgnoredDrops); with
+// credit-based links, CheckCredits.
 func (n *Network) Check() error {
 	var err error
 	for _, sw := range n.Switches {
@@ -82,7 +83,7 @@ func (n *Network) Check() error {
 		if queued != m.used {
 			return fmt.Errorf("fabric: %s: buffer use %d B, queues hold %d B", sw.Name, m.used, queued)
 		}
-		if m.used > m.buffer {
+		if m.used > m.buffer && n.credits == nil { // credits bound each input class instead (credit.go)
 			return fmt.Errorf("fabric: %s: buffer use %d B above the %d B buffer", sw.Name, m.used, m.buffer)
 		}
 		if m.shared < 0 || m.shared > m.buffer {
@@ -92,6 +93,9 @@ func (n *Network) Check() error {
 			return fmt.Errorf("fabric: %s: %d drops in a lossless fabric (%d of them at full headroom, %d explained by packets sent into a paused class)",
 				sw.Name, sw.Drops, sw.HeadroomDrops, sw.PauseIgnoredDrops)
 		}
+	}
+	if n.credits != nil {
+		return n.CheckCredits()
 	}
 	return err
 }

@@ -73,6 +73,16 @@
 // HeadroomDrops, a sizing error: Check (run after every 64 events under
 // -tags invariants) fails on it, and a scenario run warns on it.
 //
+// Credit-based links (Config.Credits > 0, scenario switch.credit; credit.go)
+// replace PFC: a port towards a switch may send a data packet of class c
+// only while it holds credits for it (at least MaxFrame), spends its size
+// at transmission, and gets it back one link delay after the packet left
+// the switch; no PAUSE is sent and nothing is dropped, and each switch
+// input holds at most Credits bytes per class (CheckCredits, part of
+// Check). Ports facing hosts have none. Off, the only costs are one
+// boolean test per transmission and one nil test per admission and
+// departure.
+//
 // ECN is RED at dequeue on the egress class queue's bytes after the packet
 // left: above kmax always, between kmin and kmax with probability rising to
 // pmax. Thresholds are given at 100 Gbps and scaled with the port rate;

@@ -71,6 +71,11 @@ type Config struct {
 	MaxFrame    int64
 	PFCResponse engine.Time
 
+	// Credits, when positive, replaces PFC by credit-based flow control
+	// (credit.go): per data class, the bytes of each switch input buffer
+	// its upstream port may fill; a class stalls below MaxFrame credits.
+	Credits int64
+
 	Router Router // nil: ECMP with salt 0
 }
 
@@ -159,7 +164,8 @@ type Network struct {
 	upDown   bool    // routing by the switches' up/down tables
 	bfsDist  []int32 // scratch for shortestPaths
 	bfsQueue []int32
-	rings    *ringArena // nil below arenaMinPorts ports
+	rings    *ringArena         // nil below arenaMinPorts ports
+	credits  map[*Port]*credits // credit-based flow control (credit.go); nil: PFC or lossy
 }
 
 // Build instantiates t. NICRate (for the PFC alpha shift) is the lowest
@@ -173,6 +179,9 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	}
 	if cfg.Buffer <= 0 {
 		return nil, fmt.Errorf("switch buffer must be positive")
+	}
+	if cfg.Credits > 0 && (cfg.MaxFrame <= 0 || cfg.Credits < cfg.MaxFrame) {
+		return nil, fmt.Errorf("credit-based flow control needs a positive maximum frame and at least that many credits (credits %d, frame %d)", cfg.Credits, cfg.MaxFrame)
 	}
 	if cfg.PFC && cfg.Headroom != HeadroomReference && (cfg.MaxFrame <= 0 || cfg.PFCResponse < 0) {
 		return nil, fmt.Errorf("sized PFC headroom needs a positive maximum frame and a non-negative response time")
@@ -301,6 +310,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	if err := n.buildRoutes(); err != nil {
 		return nil, err
 	}
+	n.initCredits()
 	return n, nil
 }
 

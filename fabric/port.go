@@ -68,6 +68,7 @@ type Port struct {
 	stampIN     bool
 	rrClass     uint8
 	eventPerPkt bool // Config.NS3EventOrder: per packet a delivery and a tx-done event, scheduled at transmit
+	creditFC    bool // credit-based flow control towards the peer (credit.go)
 
 	// One cache line per class.
 	cls [NumClasses]classQ
@@ -186,6 +187,9 @@ func (pt *Port) transmit(now engine.Time) {
 	p.sentPaused = p.Class != 0 && pt.paused&(1<<p.Class) != 0
 	if p.sentPaused && (pt.source == nil || p.Kind != Ack && p.Kind != Nack) {
 		panic("fabric: transmitting a packet of a paused class")
+	}
+	if pt.creditFC { // credit-based links (credit.go): the packet spends its class's credits
+		pt.net.spend(now, pt, p)
 	}
 	var end engine.Time
 	if pt.psPerByte > 0 {

@@ -167,6 +167,10 @@ func (s *Switch) drop(now engine.Time, p *Packet, at *Port) {
 
 // admit runs ingress admission for a data-class packet; false means dropped.
 func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
+	if s.net.credits != nil { // credit-based links (credit.go): no PFC, never a drop
+		s.creditAdmit(p, in)
+		return true
+	}
 	m := &s.mmu
 	size := int64(p.Size)
 	c := p.ectx
@@ -214,6 +218,10 @@ func (s *Switch) departed(now engine.Time, p *Packet, out *Port) {
 	m.used -= int64(p.Size)
 	if s.monitor != nil {
 		s.monitor.Changed(now, s, out, p.Class)
+	}
+	if s.net.credits != nil { // credit-based links (credit.go): return the credits upstream
+		s.creditRelease(now, p, int(p.inPort))
+		return
 	}
 	if !s.net.cfg.PFC {
 		return

@@ -378,8 +378,10 @@
 // default 5 us; flowlet_slots, default 4096); absent, nothing prints and
 // every scenario keeps the hash it had before the field existed.
 // switch.isolation (congestion detection, ARNs, the AFC; package
-// fabric/isolation) and switch.queueing (the DBBM, vFtree and Flow2SL
-// class maps) are absent the same way unless given.
+// fabric/isolation), switch.queueing (the DBBM, vFtree and Flow2SL
+// class maps) and switch.credit (credit-based links instead of PFC,
+// {bytes: 64KB} per class and switch input; fabric/credit.go) are absent
+// the same way unless given.
 //
 // Workload kinds are the fourth table (workloadKinds in workloads.go):
 // each WorkloadKind carries its name, doc line, a parameter struct with its

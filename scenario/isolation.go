@@ -123,3 +123,34 @@ func (q *Queueing) validate(dataClass int, iso *Isolation) *FieldError {
 	}
 	return nil
 }
+
+// Credit is credit-based flow control on every link into a switch
+// (switch.credit; fabric/credit.go), the optional link mode of
+// REFERENCE.md 10.1's mapping: per data class, the upstream port may
+// send only into the free space of the switch's input buffer for that
+// class, which returns one link delay after the packet leaves. No PFC
+// frame is sent and nothing is dropped. Absent: PFC.
+type Credit struct {
+	// Bytes is each switch input's buffer per data class: 64KB, the
+	// paper set-up's buffer per VC per port (REFERENCE.md 10.2), which is
+	// also switch.isolation.vc_buffer's default.
+	Bytes Size `yaml:"bytes"`
+}
+
+func defaultCredit() *Credit { return &Credit{Bytes: 64 * 1000} }
+
+func (c *Credit) setDefaults() { *c = *defaultCredit() }
+
+func (c *Credit) validate(pfc bool) *FieldError {
+	const p = "switch.credit."
+	if c == nil {
+		return nil
+	}
+	if !pfc {
+		return fieldErr("switch.credit", "needs switch.pfc: true (credits replace PFC on a lossless fabric; a lossy one has neither)")
+	}
+	if c.Bytes < 1 {
+		return fieldErr(p+"bytes", "must be at least 1 B, got %d", int64(c.Bytes))
+	}
+	return nil
+}

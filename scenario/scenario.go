@@ -131,6 +131,7 @@ type Switch struct {
 	Routing         *Routing   `yaml:"routing,omitempty"`
 	Isolation       *Isolation `yaml:"isolation,omitempty"`
 	Queueing        *Queueing  `yaml:"queueing,omitempty"`
+	Credit          *Credit    `yaml:"credit,omitempty"`
 }
 
 // ECN is RED marking at dequeue (REFERENCE.md 3.4). KMin and KMax are

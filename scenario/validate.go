@@ -36,6 +36,7 @@ func (s *Scenario) validate(misplaced map[*Workload][]string) error {
 		s.validateNIC,
 		func() *FieldError { return s.Switch.Isolation.validate(s.NIC.DataClass) },
 		func() *FieldError { return s.Switch.Queueing.validate(s.NIC.DataClass, s.Switch.Isolation) },
+		func() *FieldError { return s.Switch.Credit.validate(s.Switch.PFC) },
 		s.validateCC,
 		func() *FieldError { return s.validateWorkloads(misplaced) },
 		s.Trace.validate,

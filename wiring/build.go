@@ -149,6 +149,10 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		fcfg.MaxFrame = headers.DataWire(int64(s.NIC.MTU), spec.HeaderBytes)
 		fcfg.PFCResponse = engine.Time(s.Switch.PFCResponseTime)
 	}
+	if c := s.Switch.Credit; c != nil { // credit-based links (fabric/credit.go)
+		fcfg.Credits = int64(c.Bytes)
+		fcfg.MaxFrame = headers.DataWire(int64(s.NIC.MTU), spec.HeaderBytes)
+	}
 	if ns3 {
 		fcfg.WholeNs, fcfg.NS3EventOrder = true, true
 		// ns-3's own ECN draws (fabric.NS3Rand): RngSeed 1, ns-3's default

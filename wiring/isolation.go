@@ -72,3 +72,12 @@ func isolationCounters(iso *isolation.Isolation, into map[string]int64) {
 		into["afi_diverted"] = k.Diverted
 	}
 }
+
+// creditCounters adds credit_stalls and credit_overdraft_bytes when the
+// links run credit-based flow control (switch.credit).
+func creditCounters(net *fabric.Network, into map[string]int64) {
+	if net.Config().Credits <= 0 {
+		return
+	}
+	into["credit_stalls"], into["credit_overdraft_bytes"] = net.CreditCounters()
+}

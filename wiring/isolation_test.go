@@ -1,7 +1,10 @@
 package wiring
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/dcsim/dcsim/scenario"
 )
 
 // switch.isolation on a k = 4 fat-tree under an incast of 8 senders over
@@ -110,5 +113,38 @@ func TestQueueingSchemesRun(t *testing.T) {
 		if err := sim.Cluster.CheckDrained(); err != nil {
 			t.Fatalf("%s: %v", scheme, err)
 		}
+	}
+}
+
+// switch.credit on a k = 4 fat-tree under an 8-sender incast over a
+// cloud background, without CC (whose ack_high_prio would send ACKs
+// into stalled classes, on overdraft): no PFC frame, no drop, the run
+// drains, every credit is back at the end, the stalls reach
+// run.parquet; and switch.credit needs a lossless fabric.
+func TestCreditLinksRun(t *testing.T) {
+	sets := []string{"topology.kind=fat-tree", "topology.k=4", "duration=200us", "drain_limit=50ms",
+		"workload.kind=incast", "workload.incast.senders=8", "workload.incast.load_fraction=0.3",
+		"extra_workloads[0].kind=cloud", "extra_workloads[0].load=0.4", "switch.credit={}", "cc.algorithm=none"}
+	sim := mustBuild(t, "default", sets...)
+	res := sim.Run(Options{})
+	if !res.Drained {
+		t.Fatal("run did not drain")
+	}
+	c := res.Run.Counters
+	if res.Run.PFCPauseFrames != 0 || res.Run.BytesDropped != 0 || c["credit_stalls"] == 0 || c["credit_overdraft_bytes"] != 0 {
+		t.Errorf("PFC frames %d, dropped %d B, credit stalls %d, overdraft %d: want 0, 0, > 0, 0",
+			res.Run.PFCPauseFrames, res.Run.BytesDropped, c["credit_stalls"], c["credit_overdraft_bytes"])
+	}
+	if err := sim.Net.CheckCredits(); err != nil {
+		t.Error(err)
+	}
+	for _, pt := range sim.Net.HostPorts {
+		if got, _ := sim.Net.Credits(pt, 3); got != 64_000 {
+			t.Errorf("a host port ends with %d credits, want all 64,000 back", got)
+			break
+		}
+	}
+	if _, err := scenario.Parse("x.yaml", scenario.Default().YAML(), []string{"switch.credit={}", "switch.pfc=false"}); err == nil || !strings.Contains(err.Error(), "switch.credit") {
+		t.Errorf("switch.credit without PFC: got %v, want an error naming switch.credit", err)
 	}
 }

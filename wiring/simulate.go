@@ -218,6 +218,7 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 	r.Counters["headroom_drops"] = hdrm
 	r.Counters["pause_ignored_drops"] = ignored
 	isolationCounters(s.Isolation, r.Counters)
+	creditCounters(s.Net, r.Counters)
 	if len(s.trains) > 0 {
 		for k, v := range s.nic.result(s.Engine.Now()).counters() {
 			r.Counters[k] = v

@@ -65,6 +65,13 @@ func buildNet(t *testing.T, buffer int64, cfg *Config) (*engine.Sim, *fabric.Net
 // the router.
 func buildWith(t *testing.T, buffer int64, cfg *Config, r *Router) (*engine.Sim, *fabric.Network, *Isolation) {
 	t.Helper()
+	return buildCredits(t, buffer, 0, cfg, r)
+}
+
+// buildCredits is buildWith with credit-based links of credits bytes
+// per class (0: PFC).
+func buildCredits(t *testing.T, buffer, credits int64, cfg *Config, r *Router) (*engine.Sim, *fabric.Network, *Isolation) {
+	t.Helper()
 	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +84,9 @@ func buildWith(t *testing.T, buffer int64, cfg *Config, r *Router) (*engine.Sim,
 	fc.Router = r.Base
 	if cfg != nil {
 		fc.Router = r
+	}
+	if credits > 0 {
+		fc.Credits, fc.MaxFrame = credits, 1048
 	}
 	n, err := fabric.Build(sim, topo, fc)
 	if err != nil {
@@ -299,12 +309,19 @@ func (c *counter) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
 // packets delivered in [200 us, 300 us).
 func victimRun(t *testing.T, hot, isolate bool) int {
 	t.Helper()
+	return victimRunCredits(t, hot, isolate, 0)
+}
+
+// victimRunCredits is victimRun with credit-based links (0: PFC).
+func victimRunCredits(t *testing.T, hot, isolate bool, credits int64) int {
+	t.Helper()
 	var cfg *Config
 	if isolate {
 		c := testConfig()
 		cfg = &c
 	}
-	sim, n, iso := buildNet(t, 2*engine.MiB, cfg) // PFC within the run: the tree forms
+	// PFC within the run: the tree forms.
+	sim, n, iso := buildCredits(t, 2*engine.MiB, credits, cfg, NewRouter(&fabric.Adaptive{FlowletGap: 5 * engine.Microsecond}))
 	victim := &counter{pool: n.Pool, from: 200 * engine.Microsecond, to: 300 * engine.Microsecond}
 	n.Attach(1, victim, nil)
 	n.Attach(0, &counter{pool: n.Pool}, nil)
@@ -328,6 +345,12 @@ func victimRun(t *testing.T, hot, isolate bool) int {
 	if err := n.Check(); err != nil {
 		t.Fatal(err)
 	}
+	if err := n.CheckCredits(); err != nil {
+		t.Fatal(err)
+	}
+	if credits > 0 && n.PauseFrames != 0 {
+		t.Fatalf("%d PFC frames on credit-based links, want none", n.PauseFrames)
+	}
 	return victim.n
 }
 
@@ -346,6 +369,27 @@ func TestIsolationKeepsVictimThroughput(t *testing.T) {
 	blocked := victimRun(t, true, false)
 	isolated := victimRun(t, true, true)
 	t.Logf("victim packets in 100 us: alone %d, hot spot %d, hot spot with ARN+AFI %d", alone, blocked, isolated)
+	if alone != 477 && alone != 478 {
+		t.Errorf("alone: got %d packets, want 477 or 478", alone)
+	}
+	if d := isolated - alone; d < -1 || d > 1 {
+		t.Errorf("isolated: got %d packets, want %d +- 1 (no-incast throughput)", isolated, alone)
+	}
+	if blocked >= alone*9/10 {
+		t.Errorf("without isolation: got %d packets, want fewer than 90%% of %d (head-of-line blocking)", blocked, alone)
+	}
+}
+
+// The same with credit-based links of 64 KB per class (the paper's
+// InfiniBand-like network, REFERENCE.md 10.2) instead of PFC: credits
+// also make the tree (the victim's class runs out of credits behind the
+// tree's packets), and isolation keeps the victim's no-incast throughput.
+func TestIsolationKeepsVictimThroughputWithCredits(t *testing.T) {
+	const credits = 64_000
+	alone := victimRunCredits(t, false, false, credits)
+	blocked := victimRunCredits(t, true, false, credits)
+	isolated := victimRunCredits(t, true, true, credits)
+	t.Logf("credit links: victim packets in 100 us: alone %d, hot spot %d, hot spot with ARN+AFI %d", alone, blocked, isolated)
 	if alone != 477 && alone != 478 {
 		t.Errorf("alone: got %d packets, want 477 or 478", alone)
 	}
