@@ -93,6 +93,19 @@
 // the alternative upward port" is this port. ACKs of adapted data travel
 // in the AFC too, since the NIC answers in the data's class.
 //
+// At the switch that adapts a packet, the packet stays charged to the
+// input buffer of the class it arrived in until it leaves (the ingress
+// class the switch keeps for it); the AFC begins at the next switch's
+// input. That is the paper's switch: routing decides at the input
+// buffer, where the packet is already stored in the VC it came in, and
+// the adapted bit selects the VC of the next input buffer (the SL-to-VC
+// table is applied per hop). So an adapted packet held up downstream can
+// fill its old class's input and PAUSE (with credit links: stall) that
+// class upstream, for one hop, as it would in the paper's network;
+// charging it to the AFC's input instead would free buffer the packet
+// still occupies. fabric's TestAdaptedPacketHoldsItsArrivalClass shows
+// the accounting under PFC and under credits.
+//
 // Config.AdaptGap (switch.isolation.adapt_gap, default 5 us) makes the
 // decision per flowlet: a flow moves into or out of the AFC at a switch
 // only after that much silence there, as switch.routing's flowlets do.
