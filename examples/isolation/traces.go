@@ -18,7 +18,8 @@ import (
 // (workload.hosts, set per app), the injected incast on the odd ones: 20%
 // of them (43 senders, H10's count) each send one 1 MB message (the hot
 // spot's message) to one destination at once, when the application's
-// communication starts (incastAt). A hot spot that lasts instead
+// communication starts or, for Inception-v3 with -incast last, when its
+// last gradient bucket is ready (incastAt). A hot spot that lasts instead
 // (line rate until the application ends) leaves the destination a
 // backlog 42 times the run to drain, which under 1Q holds PTRANS for
 // longer than the runs can afford (5 iterations, 552 us alone, not done
@@ -53,10 +54,14 @@ func traceCmd(args []string) error {
 	apps := fs.String("apps", "ptrans,inception-v3", "apps")
 	names := fs.String("schemes", "1q,ar,afi,arn-afi", "schemes")
 	seed := fs.Int("seed", 1, "seed")
+	bucket := fs.String("incast", "last", "Inception-v3: inject the incast when the first or the last gradient bucket is ready")
 	var sets setFlags
 	fs.Var(&sets, "set", "extra --set for every run")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if *bucket != "first" && *bucket != "last" {
+		return fmt.Errorf("-incast %q: want first or last", *bucket)
 	}
 	fh, err := os.Create(out)
 	if err != nil {
@@ -64,7 +69,7 @@ func traceCmd(args []string) error {
 	}
 	defer fh.Close()
 	w := csv.NewWriter(fh)
-	w.Write([]string{"app", "scheme", "seed", "exec_us_no_incast", "exec_us_incast", "overhead", "nacks_incast", "rto_timeouts_incast", "pfc_pauses_incast"})
+	w.Write([]string{"app", "incast_at_bucket", "scheme", "seed", "exec_us_no_incast", "exec_us_incast", "overhead", "nacks_incast", "rto_timeouts_incast", "pfc_pauses_incast"})
 	for _, app := range strings.Split(*apps, ",") {
 		over, ok := traceApps[app]
 		if !ok {
@@ -90,7 +95,7 @@ func traceCmd(args []string) error {
 			if err != nil {
 				return fmt.Errorf("%s %s without the incast: %v", app, name, err)
 			}
-			at := incastAt(app, all)
+			at := incastAt(app, *bucket == "last", all)
 			loud, err := traceRun(append(append([]string(nil), all...), "duration="+time(at+1), "drain_limit="+time(quiet.exec+50_000_000),
 				"extra_workloads[0].hotspot.start="+time(at), "extra_workloads[0].hotspot.stop="+time(at+1)))
 			if err != nil {
@@ -100,7 +105,7 @@ func traceCmd(args []string) error {
 			if quiet.exec > 0 && loud.exec > 0 {
 				oh = float64(loud.exec)/float64(quiet.exec) - 1
 			}
-			w.Write([]string{app, name, strconv.Itoa(*seed), f(float64(quiet.exec) / 1000), f(float64(loud.exec) / 1000), f(oh),
+			w.Write([]string{app, *bucket, name, strconv.Itoa(*seed), f(float64(quiet.exec) / 1000), f(float64(loud.exec) / 1000), f(oh),
 				strconv.FormatInt(loud.nacks, 10), strconv.FormatInt(loud.rtos, 10), strconv.FormatInt(loud.pauses, 10)})
 			w.Flush()
 			fmt.Fprintf(os.Stderr, "%s %-8s exec %.1f us alone, %.1f us with the incast: overhead %.1f%% (%d NACKs, %d RTOs)\n",
@@ -111,9 +116,12 @@ func traceCmd(args []string) error {
 	return w.Error()
 }
 
-// incastAt is when the app's communication starts, in ns: PTRANS at
-// once, Inception-v3 when its first gradient bucket is ready.
-func incastAt(app string, sets []string) int64 {
+// incastAt is when the incast starts, in ns: PTRANS at once (its
+// communication starts then), Inception-v3 when its first gradient
+// bucket is ready (its communication starts, hidden behind the rest of
+// the backward pass) or, with last, its last (the backward pass ends and
+// the rest of the allreduce is exposed).
+func incastAt(app string, last bool, sets []string) int64 {
 	if app != "inception-v3" {
 		return 0
 	}
@@ -125,7 +133,13 @@ func incastAt(app string, sets []string) int64 {
 	if err != nil {
 		return 0
 	}
-	return prog.Phases[0][0].At.Nanoseconds()
+	at := prog.Phases[0][0].At
+	if last {
+		for _, ph := range prog.Phases[0] {
+			at = max(at, ph.At)
+		}
+	}
+	return at.Nanoseconds()
 }
 
 // time is ns as a duration setting.
