@@ -69,7 +69,7 @@ func traceCmd(args []string) error {
 	}
 	defer fh.Close()
 	w := csv.NewWriter(fh)
-	w.Write([]string{"app", "incast_at_bucket", "scheme", "seed", "exec_us_no_incast", "exec_us_incast", "overhead", "nacks_incast", "rto_timeouts_incast", "pfc_pauses_incast"})
+	w.Write([]string{"app", "incast_at_bucket", "scheme", "seed", "exec_us_no_incast", "exec_us_incast", "overhead", "nacks_incast", "rto_timeouts_incast", "pfc_pauses_incast", "resent_bytes_incast", "incast_done_us"})
 	for _, app := range strings.Split(*apps, ",") {
 		over, ok := traceApps[app]
 		if !ok {
@@ -106,10 +106,11 @@ func traceCmd(args []string) error {
 				oh = float64(loud.exec)/float64(quiet.exec) - 1
 			}
 			w.Write([]string{app, *bucket, name, strconv.Itoa(*seed), f(float64(quiet.exec) / 1000), f(float64(loud.exec) / 1000), f(oh),
-				strconv.FormatInt(loud.nacks, 10), strconv.FormatInt(loud.rtos, 10), strconv.FormatInt(loud.pauses, 10)})
+				strconv.FormatInt(loud.nacks, 10), strconv.FormatInt(loud.rtos, 10), strconv.FormatInt(loud.pauses, 10),
+				strconv.FormatInt(loud.resent, 10), f(float64(loud.incastDone) / 1000)})
 			w.Flush()
-			fmt.Fprintf(os.Stderr, "%s %-8s exec %.1f us alone, %.1f us with the incast: overhead %.1f%% (%d NACKs, %d RTOs)\n",
-				app, name, float64(quiet.exec)/1000, float64(loud.exec)/1000, 100*oh, loud.nacks, loud.rtos)
+			fmt.Fprintf(os.Stderr, "%s %-8s exec %.1f us alone, %.1f us with the incast: overhead %.1f%% (%d NACKs, %d RTOs, %d B resent; the incast done at %.1f us)\n",
+				app, name, float64(quiet.exec)/1000, float64(loud.exec)/1000, 100*oh, loud.nacks, loud.rtos, loud.resent, float64(loud.incastDone)/1000)
 		}
 	}
 	w.Flush()
@@ -145,7 +146,10 @@ func incastAt(app string, last bool, sets []string) int64 {
 // time is ns as a duration setting.
 func time(ns int64) string { return strconv.FormatInt(ns, 10) + "ns" }
 
-type traceResult struct{ exec, nacks, rtos, pauses int64 }
+// traceResult is one run: the application's execution time, the run's
+// NACKs, RTOs, PAUSE frames and resent bytes, and when the incast's last
+// message finished (ns; 0 without one).
+type traceResult struct{ exec, nacks, rtos, pauses, resent, incastDone int64 }
 
 func traceRun(sets []string) (traceResult, error) {
 	s, err := scenario.Parse("mpitrace-incast.yaml", []byte(traceScenario), sets)
@@ -161,7 +165,14 @@ func traceRun(sets []string) (traceResult, error) {
 	if exec < 0 {
 		return traceResult{}, fmt.Errorf("the application did not finish by the end of the run (%v + drain_limit; %d of %d messages done, simulated to %v)", s.Duration, res.Run.Counters["mpitrace.done"], res.Run.Counters["mpitrace.messages"], res.Run.SimTimeNs)
 	}
-	return traceResult{exec: exec, nacks: res.Run.NACKs, rtos: res.Run.RTOTimeouts, pauses: res.Run.PFCPauseFrames}, nil
+	r := traceResult{exec: exec, nacks: res.Run.NACKs, rtos: res.Run.RTOTimeouts, pauses: res.Run.PFCPauseFrames,
+		resent: res.Run.Counters["retransmitted_bytes"]}
+	for _, fl := range res.Flows {
+		if fl.Generator == "hotspot" && fl.FinishNs != nil {
+			r.incastDone = max(r.incastDone, *fl.FinishNs)
+		}
+	}
+	return r, nil
 }
 
 // hostList lists from, from+step, from+2 step, ... below n.
