@@ -36,3 +36,19 @@ func TestRecoveryAfterStop(t *testing.T) {
 		t.Errorf("arrivals ending at 420 us: got recovery %v, want -1", s.recoveryStop)
 	}
 }
+
+// The trace experiment's incast: PTRANS at once; Inception-v3 (451 ms
+// step, a third forward) when its last bucket is ready, the end of the
+// backward pass, or its first, 25 MiB of 95.4 MB into the backward pass.
+func TestIncastAt(t *testing.T) {
+	if got := incastAt("ptrans", true, traceApps["ptrans"]); got != 0 {
+		t.Errorf("ptrans: got %d ns, want 0", got)
+	}
+	sets := append([]string{"workload.hosts=" + hostList(432, 0, 6)}, traceApps["inception-v3"]...)
+	if got := incastAt("inception-v3", true, sets); got != 451_000_000 {
+		t.Errorf("inception-v3, last bucket: got %d ns, want 451,000,000", got)
+	}
+	if got := incastAt("inception-v3", false, sets); got != 232_945_563 {
+		t.Errorf("inception-v3, first bucket: got %d ns, want 232,945,563", got)
+	}
+}
