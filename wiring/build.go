@@ -152,6 +152,9 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	if c := s.Switch.Credit; c != nil { // credit-based links (fabric/credit.go)
 		fcfg.Credits = int64(c.Bytes)
 		fcfg.MaxFrame = headers.DataWire(int64(s.NIC.MTU), spec.HeaderBytes)
+		if fcfg.Credits < fcfg.MaxFrame {
+			return nil, fmt.Errorf("switch.credit.bytes: %d B is less than one frame (%d B: nic.mtu and headers)", fcfg.Credits, fcfg.MaxFrame)
+		}
 	}
 	if ns3 {
 		fcfg.WholeNs, fcfg.NS3EventOrder = true, true

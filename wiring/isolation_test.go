@@ -147,4 +147,11 @@ func TestCreditLinksRun(t *testing.T) {
 	if _, err := scenario.Parse("x.yaml", scenario.Default().YAML(), []string{"switch.credit={}", "switch.pfc=false"}); err == nil || !strings.Contains(err.Error(), "switch.credit") {
 		t.Errorf("switch.credit without PFC: got %v, want an error naming switch.credit", err)
 	}
+	sc, err := scenario.Parse("x.yaml", scenario.Default().YAML(), []string{"switch.credit.bytes=1000B", "cc.algorithm=none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(sc); err == nil || !strings.HasPrefix(err.Error(), "switch.credit.bytes: 1000 B is less than one frame") {
+		t.Errorf("credits below one frame: got %v, want an error naming switch.credit.bytes", err)
+	}
 }
