@@ -44,6 +44,16 @@ func defaultHalo() *HaloParams {
 		PollInterval: Duration(engine.Microsecond), RelaxedMax: Duration(engine.Microsecond)}
 }
 
+// Bounds on what a halo workload allocates and does: a ring of
+// ring_capacity slots (32 B each) per ordered pair of face neighbours
+// (at most 6 per rank), and a receiver's poll every poll_interval while
+// the run lasts. The built-in halo has 16 ranks with rings of 4,096 slots.
+const (
+	haloMaxSide  = 1 << 20
+	haloMaxRanks = 1 << 22
+	haloMaxSlots = 1 << 26 // 2 GiB of ring slots
+)
+
 func (p *HaloParams) validate(at WorkloadCheck) *FieldError {
 	prefix := at.Prefix + "halo."
 	for _, f := range []struct {
@@ -55,9 +65,27 @@ func (p *HaloParams) validate(at WorkloadCheck) *FieldError {
 			return fieldErr(prefix+f.name, "must be at least 1, got %d", f.v)
 		}
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"x", p.X}, {"y", p.Y}, {"z", p.Z}} {
+		if f.v > haloMaxSide {
+			return fieldErr(prefix+f.name, "%d is above the limit of %d", f.v, haloMaxSide)
+		}
+	}
+	ranks := int64(p.X) * int64(p.Y) * int64(p.Z)
+	if ranks > haloMaxRanks {
+		return fieldErr(prefix+"x", "a %dx%dx%d grid has more than %d ranks", p.X, p.Y, p.Z, haloMaxRanks)
+	}
+	if p.RingCapacity > haloMaxSlots/(6*ranks) {
+		return fieldErr(prefix+"ring_capacity", "%d slots in each of up to %d rings are more than the limit of %d",
+			p.RingCapacity, 6*ranks, haloMaxSlots)
+	}
 	switch {
 	case p.Particles < 0:
 		return fieldErr(prefix+"particles", "must not be negative, got %d", p.Particles)
+	case p.PollInterval > 0 && p.PollInterval < Duration(engine.Nanosecond):
+		return fieldErr(prefix+"poll_interval", "%v is below the limit of 1ns (a poll of host memory takes far longer)", p.PollInterval)
 	case p.Batch > p.RingCapacity:
 		return fieldErr(prefix+"batch", "%d is more than ring_capacity (%d)", p.Batch, p.RingCapacity)
 	case p.PollInterval <= 0:

@@ -48,9 +48,28 @@ func defaultMPITrace() *MPITraceParams {
 		Ranks: 16, Params: 23_851_784, Bucket: 25 << 20, StepTime: Duration(451 * engine.Millisecond), ForwardFraction: 1.0 / 3}
 }
 
+// Bounds on the work an mpitrace workload causes before its first event,
+// so that no value can ask for a runaway loop or allocation: the program
+// is built whole (PTRANS visits every block pair once; Inception-v3 holds
+// one phase per ring step and bucket) and the executor keeps a counter per
+// rank, iteration and phase. The defaults are far inside them (PTRANS:
+// 36 x 36 blocks, 16 ranks, 5 iterations; Inception-v3: 16 ranks x 120
+// phases).
+const (
+	mpitraceMaxRanks  = 1 << 12 // the n x n byte matrix of PTRANS: 128 MiB
+	mpitraceMaxOrder  = 1 << 20 // matrix order: no block or total overflows int64
+	mpitraceMaxBlocks = 1 << 24 // (n/nb)^2 block visits
+	mpitraceMaxPhases = 1 << 22 // phases of all ranks, one iteration
+	mpitraceMaxCounts = 1 << 26 // ranks x phases x iterations receive counters
+	mpitraceMaxParams = 1 << 40 // gradients: params x 4 B stays exact
+)
+
 func (p *MPITraceParams) validate(at WorkloadCheck) *FieldError {
 	prefix := at.Prefix + "mpitrace."
 	if fe := atLeast(prefix+"iterations", p.Iterations, 1); fe != nil {
+		return fe
+	}
+	if fe := p.bounded(prefix); fe != nil {
 		return fe
 	}
 	if fe := nonNegativeTime(prefix+"start", p.Start, false); fe != nil {
@@ -96,6 +115,57 @@ func (p *MPITraceParams) validate(at WorkloadCheck) *FieldError {
 	}
 	if at.Known && ranks > len(at.Hosts) {
 		return fieldErr(prefix+"app", "%s needs %d ranks, workload.hosts has %d hosts", p.App, ranks, len(at.Hosts))
+	}
+	return nil
+}
+
+// bounded checks the mpitrace bounds above, after the per-field checks'
+// lower bounds hold (it is called first and skips what they reject).
+func (p *MPITraceParams) bounded(prefix string) *FieldError {
+	var ranks, phases int64
+	switch p.App {
+	case AppPTRANS:
+		if p.P < 1 || p.Q < 1 || p.NB < 1 || p.N < p.NB {
+			return nil
+		}
+		if int64(p.P)*int64(p.Q) > mpitraceMaxRanks {
+			return fieldErr(prefix+"p", "a %d x %d grid has more than %d processes", p.P, p.Q, mpitraceMaxRanks)
+		}
+		if p.N > mpitraceMaxOrder {
+			return fieldErr(prefix+"n", "%d is above the limit of %d", p.N, mpitraceMaxOrder)
+		}
+		if b := int64((p.N + p.NB - 1) / p.NB); b*b > mpitraceMaxBlocks {
+			return fieldErr(prefix+"nb", "%d x %d blocks (n %d / nb %d) are more than the limit of %d", b, b, p.N, p.NB, mpitraceMaxBlocks)
+		}
+		ranks, phases = int64(p.P)*int64(p.Q), 1
+	case AppInception:
+		if p.Ranks < 2 || p.Params < 1 || p.Bucket < 1 {
+			return nil
+		}
+		if p.Ranks > mpitraceMaxRanks {
+			return fieldErr(prefix+"ranks", "%d is above the limit of %d", p.Ranks, mpitraceMaxRanks)
+		}
+		if p.Params > mpitraceMaxParams {
+			return fieldErr(prefix+"params", "%d is above the limit of %d", p.Params, int64(mpitraceMaxParams))
+		}
+		buckets := (p.Params*4 + int64(p.Bucket) - 1) / int64(p.Bucket)
+		ranks = int64(p.Ranks)
+		per := mpitraceMaxPhases / (ranks * 2 * (ranks - 1))
+		if per == 0 {
+			return fieldErr(prefix+"ranks", "%d ranks make %d ring steps per bucket, more than the limit of %d",
+				p.Ranks, ranks*2*(ranks-1), mpitraceMaxPhases)
+		}
+		if buckets > per {
+			return fieldErr(prefix+"bucket", "%d buckets of %d ranks make more than %d ring steps (at most %d buckets)",
+				buckets, p.Ranks, mpitraceMaxPhases, per)
+		}
+		phases = buckets * 2 * (ranks - 1)
+	default:
+		return nil
+	}
+	if int64(p.Iterations) > mpitraceMaxCounts/(ranks*phases) {
+		return fieldErr(prefix+"iterations", "%d iterations of %d ranks x %d phases are more than the limit of %d",
+			p.Iterations, ranks, phases, mpitraceMaxCounts)
 	}
 	return nil
 }
