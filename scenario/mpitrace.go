@@ -69,9 +69,6 @@ func (p *MPITraceParams) validate(at WorkloadCheck) *FieldError {
 	if fe := atLeast(prefix+"iterations", p.Iterations, 1); fe != nil {
 		return fe
 	}
-	if fe := p.bounded(prefix); fe != nil {
-		return fe
-	}
 	if fe := nonNegativeTime(prefix+"start", p.Start, false); fe != nil {
 		return fe
 	}
@@ -113,22 +110,22 @@ func (p *MPITraceParams) validate(at WorkloadCheck) *FieldError {
 	default:
 		return fieldErr(prefix+"app", "%q is not one of %s, %s", p.App, AppPTRANS, AppInception)
 	}
+	if fe := p.bounded(prefix); fe != nil {
+		return fe
+	}
 	if at.Known && ranks > len(at.Hosts) {
 		return fieldErr(prefix+"app", "%s needs %d ranks, workload.hosts has %d hosts", p.App, ranks, len(at.Hosts))
 	}
 	return nil
 }
 
-// bounded checks the mpitrace bounds above, after the per-field checks'
-// lower bounds hold (it is called first and skips what they reject).
+// bounded checks the mpitrace bounds above, once validate's lower bounds
+// and the app name hold.
 func (p *MPITraceParams) bounded(prefix string) *FieldError {
 	var ranks, phases int64
-	switch p.App {
-	case AppPTRANS:
-		if p.P < 1 || p.Q < 1 || p.NB < 1 || p.N < p.NB {
-			return nil
-		}
-		if int64(p.P)*int64(p.Q) > mpitraceMaxRanks {
+	if p.App == AppPTRANS {
+		// Each side first: a product of two huge sides can wrap into range.
+		if p.P > mpitraceMaxRanks || p.Q > mpitraceMaxRanks || p.P*p.Q > mpitraceMaxRanks {
 			return fieldErr(prefix+"p", "a %d x %d grid has more than %d processes", p.P, p.Q, mpitraceMaxRanks)
 		}
 		if p.N > mpitraceMaxOrder {
@@ -137,11 +134,8 @@ func (p *MPITraceParams) bounded(prefix string) *FieldError {
 		if b := int64((p.N + p.NB - 1) / p.NB); b*b > mpitraceMaxBlocks {
 			return fieldErr(prefix+"nb", "%d x %d blocks (n %d / nb %d) are more than the limit of %d", b, b, p.N, p.NB, mpitraceMaxBlocks)
 		}
-		ranks, phases = int64(p.P)*int64(p.Q), 1
-	case AppInception:
-		if p.Ranks < 2 || p.Params < 1 || p.Bucket < 1 {
-			return nil
-		}
+		ranks, phases = int64(p.P*p.Q), 1
+	} else {
 		if p.Ranks > mpitraceMaxRanks {
 			return fieldErr(prefix+"ranks", "%d is above the limit of %d", p.Ranks, mpitraceMaxRanks)
 		}
@@ -160,8 +154,6 @@ func (p *MPITraceParams) bounded(prefix string) *FieldError {
 				buckets, p.Ranks, mpitraceMaxPhases, per)
 		}
 		phases = buckets * 2 * (ranks - 1)
-	default:
-		return nil
 	}
 	if int64(p.Iterations) > mpitraceMaxCounts/(ranks*phases) {
 		return fieldErr(prefix+"iterations", "%d iterations of %d ranks x %d phases are more than the limit of %d",

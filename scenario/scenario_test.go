@@ -104,6 +104,8 @@ func TestParseErrors(t *testing.T) {
 			"scenario.yaml:3: workload.halo.relaxed_max: must be positive with relaxed_ordering, got 0s"},
 		{"mpitrace matrix order", "topology: {kind: star, hosts: 4}\nworkload:\n  kind: mpitrace\n  mpitrace: {p: 2, q: 2, n: 100000000, nb: 1}\n", nil,
 			"scenario.yaml:4: workload.mpitrace.n: 100000000 is above the limit of 1048576"},
+		{"mpitrace wrapping grid", "topology: {kind: star, hosts: 4}\nworkload:\n  kind: mpitrace\n  mpitrace: {p: 4611686018427387905, q: 4}\n", nil,
+			"scenario.yaml:4: workload.mpitrace.p: a 4611686018427387905 x 4 grid has more than 4096 processes"},
 		{"mpitrace blocks", "topology: {kind: star, hosts: 4}\nworkload:\n  kind: mpitrace\n  mpitrace: {p: 2, q: 2, n: 100000, nb: 1}\n", nil,
 			"scenario.yaml:4: workload.mpitrace.nb: 100000 x 100000 blocks (n 100000 / nb 1) are more than the limit of 16777216"},
 		{"mpitrace iterations", "topology: {kind: star, hosts: 4}\nworkload:\n  kind: mpitrace\n  mpitrace: {p: 2, q: 2, iterations: 1000000000}\n", nil,
