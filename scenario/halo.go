@@ -92,14 +92,14 @@ func (p *HaloParams) validate(at WorkloadCheck) *FieldError {
 		return fieldErr(prefix+"poll_interval", "must be positive, got %v", p.PollInterval)
 	case p.RelaxedOrdering && p.RelaxedMax <= 0:
 		return fieldErr(prefix+"relaxed_max", "must be positive with relaxed_ordering, got %v", p.RelaxedMax)
-	case p.X*p.Y*p.Z < 2:
+	case ranks < 2:
 		return fieldErr(prefix+"x", "a %dx%dx%d grid has fewer than 2 ranks", p.X, p.Y, p.Z)
 	}
 	if fe := firstErr(nonNegativeTime(prefix+"start", p.Start, false), nonNegativeTime(prefix+"dma_delay", p.DMADelay, false)); fe != nil {
 		return fe
 	}
-	if at.Known && p.X*p.Y*p.Z > len(at.Hosts) {
-		return fieldErr(prefix+"x", "a %dx%dx%d grid needs %d hosts, workload.hosts has %d", p.X, p.Y, p.Z, p.X*p.Y*p.Z, len(at.Hosts))
+	if at.Known && ranks > int64(len(at.Hosts)) {
+		return fieldErr(prefix+"x", "a %dx%dx%d grid needs %d hosts, workload.hosts has %d", p.X, p.Y, p.Z, ranks, len(at.Hosts))
 	}
 	return nil
 }
