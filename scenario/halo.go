@@ -125,7 +125,7 @@ type HaloLoop struct {
 
 // Start implements ClosedLoop.
 func (h *HaloLoop) Start(c *rnic.Cluster) error {
-	if c.Cfg.Mapping.PerFlow {
+	if c.Cfg.Mapping.PerFlow || c.Cfg.Mapping.Pool != 1 {
 		return fmt.Errorf("halo: needs one QP per host pair (nic.qp_mapping: per-pair), so that a batch's WRITEs and FETCH_ADD share a QP")
 	}
 	x, err := halo.New(c, h.Config)

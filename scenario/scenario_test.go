@@ -122,6 +122,8 @@ func TestParseErrors(t *testing.T) {
 			"scenario.yaml:3: workload.halo.x: 100000000 is above the limit of 1048576"},
 		{"halo per flow", "nic: {qp_mapping: per-flow}\nworkload: {kind: halo}\n", nil,
 			"scenario.yaml:1: nic.qp_mapping: per-flow, but workload is halo, which needs one QP per host pair (per-pair) so that a batch's WRITEs and FETCH_ADD share a QP"},
+		{"halo pool", "nic: {qp_mapping: pool:2}\nextra_workloads: [{kind: halo}]\n", nil,
+			"scenario.yaml:1: nic.qp_mapping: pool:2, but extra_workloads[0] is halo, which needs one QP per host pair (per-pair) so that a batch's WRITEs and FETCH_ADD share a QP"},
 		{"lcd above hcd", "switch:\n  isolation: {lcd_th: 0.6}\n", nil,
 			"scenario.yaml:2: switch.isolation.lcd_th: 0.6 is above hcd_th (0.5)"},
 		{"threshold not a fraction", "switch:\n  isolation: {fc_th: 2}\n", nil,

@@ -425,14 +425,17 @@ func (s *Scenario) validateWorkloads(misplaced map[*Workload][]string) *FieldErr
 			return fe
 		}
 	}
-	if s.NIC.QPMapping.PerFlow() {
+	// A halo batch's READ, WRITEs and FETCH_ADD must share one QP: per-flow
+	// gives each its own, and pool:K with K > 1 deals them round robin
+	// over K, so either would void the ordering the workload measures.
+	if m := s.NIC.QPMapping; m.Pool != 1 {
 		for i, w := range append([]Workload{s.Workload}, s.ExtraWorkloads...) {
 			if w.Kind == Halo {
 				at := "workload"
 				if i > 0 {
 					at = fmt.Sprintf("extra_workloads[%d]", i-1)
 				}
-				return fieldErr("nic.qp_mapping", "per-flow, but %s is halo, which needs one QP per host pair (per-pair) so that a batch's WRITEs and FETCH_ADD share a QP", at)
+				return fieldErr("nic.qp_mapping", "%s, but %s is halo, which needs one QP per host pair (per-pair) so that a batch's WRITEs and FETCH_ADD share a QP", m, at)
 			}
 		}
 	}
