@@ -1,7 +1,7 @@
 // Command htsim writes the inputs of the htsim side-by-side (README,
 // "Side by side with htsim") and reads dcsim's result back:
 //
-//	go run ./examples/htsim gen DIR        # DIR/perm128.cm (htsim) and DIR/perm128.csv (dcsim flow list)
+//	go run ./examples/htsim gen DIR [N]    # DIR/permN.cm (htsim) and DIR/permN.csv (dcsim flow list), N = 128 by default
 //	go run ./examples/htsim delivered RUN  # data packets delivered in order, from RUN/run.parquet
 //
 // The workload is BenchmarkDeepQueues's: each of the 128 hosts of a k = 8
@@ -18,25 +18,33 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/dcsim/dcsim/analysis"
 )
 
 const (
-	hosts     = 128
 	flowBytes = 125_000_000
 	mtu       = 1000 // payload bytes per data packet in both simulators' runs
 )
 
 func main() {
-	if len(os.Args) != 3 || (os.Args[1] != "gen" && os.Args[1] != "delivered") {
-		fmt.Fprintln(os.Stderr, "usage: htsim gen DIR | htsim delivered RUNDIR")
+	gen4 := len(os.Args) == 4 && os.Args[1] == "gen"
+	if !gen4 && (len(os.Args) != 3 || (os.Args[1] != "gen" && os.Args[1] != "delivered")) {
+		fmt.Fprintln(os.Stderr, "usage: htsim gen DIR [HOSTS] | htsim delivered RUNDIR")
 		os.Exit(2)
 	}
 	var err error
 	if os.Args[1] == "gen" {
-		err = gen(os.Args[2])
+		n := 128
+		if gen4 {
+			if n, err = strconv.Atoi(os.Args[3]); err != nil || n < 2 || n > 1<<20 {
+				fmt.Fprintf(os.Stderr, "htsim: HOSTS %q: want an integer in [2, 2^20]\n", os.Args[3])
+				os.Exit(2)
+			}
+		}
+		err = gen(os.Args[2], n)
 	} else {
 		err = delivered(os.Args[2])
 	}
@@ -62,7 +70,7 @@ func derangement(n int) []int {
 	}
 }
 
-func gen(dir string) error {
+func gen(dir string, hosts int) error {
 	perm := derangement(hosts)
 	var cm, csv strings.Builder
 	fmt.Fprintf(&cm, "Nodes %d\nConnections %d\n", hosts, hosts)
@@ -74,10 +82,11 @@ func gen(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "perm128.cm"), []byte(cm.String()), 0o644); err != nil {
+	name := filepath.Join(dir, fmt.Sprintf("perm%d", hosts))
+	if err := os.WriteFile(name+".cm", []byte(cm.String()), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "perm128.csv"), []byte(csv.String()), 0o644)
+	return os.WriteFile(name+".csv", []byte(csv.String()), 0o644)
 }
 
 // delivered prints the run's in-order payload in data packets of mtu
