@@ -95,7 +95,7 @@ func occupancy(pt *Port, now engine.Time) int64 {
 }
 
 func (a *Adaptive) table(sw *Switch) []flowlet {
-	if sw.index >= len(a.flowlets) {
+	if int(sw.index) >= len(a.flowlets) {
 		a.flowlets = append(a.flowlets, make([][]flowlet, len(sw.net.Switches)-len(a.flowlets))...)
 	}
 	t := a.flowlets[sw.index]

@@ -24,7 +24,7 @@ func (n *Network) InTransit() (packets, payload int64) {
 				payload += int64(p.Payload)
 			})
 		}
-		pt.wire.each(func(p *Packet) {
+		pt.eachOnWire(func(p *Packet) {
 			packets++
 			payload += int64(p.Payload)
 		})
@@ -43,7 +43,7 @@ func (n *Network) CountInTransit(k Kind) (packets int64) {
 				}
 			})
 		}
-		pt.wire.each(func(p *Packet) {
+		pt.eachOnWire(func(p *Packet) {
 			if p.Kind == k {
 				packets++
 			}
@@ -125,10 +125,10 @@ func (n *Network) CheckQuiescent() error {
 			return fmt.Errorf("fabric: %s: buffer accounting %d B used, %d B shared after drain", sw.Name, m.used, m.shared)
 		}
 		for i := range m.in {
-			for c := range m.in[i].cls {
-				if cl := m.in[i].cls[c]; cl.ingress != 0 || cl.hdrm != 0 || m.paused(i, uint8(c)) {
+			for c := uint8(1); c < NumClasses; c++ {
+				if cl := m.in[i].class(c); cl.ingress != 0 || cl.hdrm != 0 || m.paused(i, c) {
 					return fmt.Errorf("fabric: %s port %d class %d: ingress %d, headroom %d, paused %v after drain",
-						sw.Name, i, c, cl.ingress, cl.hdrm, m.paused(i, uint8(c)))
+						sw.Name, i, c, cl.ingress, cl.hdrm, m.paused(i, c))
 				}
 			}
 		}

@@ -99,13 +99,13 @@ func (n *Network) spend(now engine.Time, pt *Port, p *Packet) {
 // class without PFC or drops (the hook in Switch.admit).
 func (s *Switch) creditAdmit(p *Packet, in int) {
 	s.mmu.used += int64(p.Size)
-	s.mmu.in[in].cls[p.ectx].ingress += int64(p.Size)
+	s.mmu.in[in].class(p.ectx).ingress += int64(p.Size)
 }
 
 // creditRelease frees p's space at s's input in and returns its credits
 // upstream one link delay later (the hook in Switch.departed).
 func (s *Switch) creditRelease(now engine.Time, p *Packet, in int) {
-	cl := &s.mmu.in[in].cls[p.ectx]
+	cl := s.mmu.in[in].class(p.ectx)
 	cl.ingress -= int64(p.Size)
 	if cl.ingress < 0 {
 		panic(fmt.Sprintf("fabric: credit accounting below zero at %s port %d class %d: %d", s.Name, in, p.ectx, cl.ingress))
@@ -138,7 +138,7 @@ func (cr *credits) Fire(now engine.Time, _ uint8) {
 		cr.rets, cr.head, cr.pushed = cr.rets[:0], 0, false
 		return
 	}
-	cr.pt.sim.At(cr.rets[cr.head].at, cr, 0)
+	cr.pt.net.Sim.At(cr.rets[cr.head].at, cr, 0)
 }
 
 // setPausedBit stalls or releases egress class c for credits: the same
@@ -149,13 +149,13 @@ func (pt *Port) setPausedBit(now engine.Time, c uint8, on bool) {
 	if on {
 		if pt.paused&bit == 0 {
 			pt.paused |= bit
-			pt.pausedSince[c] = now
+			pt.pausedSince[c-1] = now
 		}
 		return
 	}
 	if pt.paused&bit != 0 {
 		pt.paused &^= bit
-		pt.PausedTime[c] += now - pt.pausedSince[c]
+		pt.PausedTime[c] += now - pt.pausedSince[c-1]
 		pt.Kick(now)
 	}
 }
@@ -189,13 +189,13 @@ func (n *Network) CreditCounters() (stalls, overdraft int64) {
 func (n *Network) CheckCredits() error {
 	for pt, cr := range n.credits {
 		var wire, ret [NumClasses]int64
-		pt.wire.each(func(p *Packet) { wire[p.Class] += int64(p.Size) })
+		pt.eachOnWire(func(p *Packet) { wire[p.Class] += int64(p.Size) })
 		for _, r := range cr.rets[cr.head:] {
 			ret[r.class] += r.bytes
 		}
 		sw := pt.Peer.Owner.(*Switch)
 		for c := 1; c < NumClasses; c++ {
-			held := sw.mmu.in[pt.Peer.Index].cls[c].ingress
+			held := sw.mmu.in[pt.Peer.Index].class(uint8(c)).ingress
 			if got := cr.avail[c] + wire[c] + held + ret[c]; got != n.cfg.Credits {
 				return fmt.Errorf("fabric: credits of %s class %d: %d available + %d on the wire + %d held + %d returning = %d, want %d",
 					pt.Peer.Owner.(*Switch).Name, c, cr.avail[c], wire[c], held, ret[c], got, n.cfg.Credits)

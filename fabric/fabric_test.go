@@ -280,8 +280,25 @@ func TestPortLayout(t *testing.T) {
 	if sz := unsafe.Sizeof(classQ{}); sz != 64 {
 		t.Fatalf("sizeof(classQ) = %d, want 64", sz)
 	}
-	if sz := unsafe.Sizeof(pt); sz%64 != 0 {
-		t.Fatalf("sizeof(Port) = %d, not a multiple of 64", sz)
+	if sz := unsafe.Sizeof(pt); sz%128 != 0 {
+		t.Fatalf("sizeof(Port) = %d, not a multiple of 128", sz)
+	}
+	// What a delivery touches is in the first two lines.
+	for _, f := range []struct {
+		name    string
+		off, sz uintptr
+	}{
+		{"wire", unsafe.Offsetof(pt.wire), unsafe.Sizeof(pt.wire)},
+		{"peerIdx", unsafe.Offsetof(pt.peerIdx), 2},
+		{"eventPerPkt", unsafe.Offsetof(pt.eventPerPkt), 1},
+		{"peerOwner", unsafe.Offsetof(pt.peerOwner), 16},
+		{"Observer", unsafe.Offsetof(pt.Observer), 16},
+		{"net", unsafe.Offsetof(pt.net), 8},
+		{"Peer", unsafe.Offsetof(pt.Peer), 8},
+	} {
+		if f.off+f.sz > 128 {
+			t.Errorf("%s ends at offset %d, want within the first two lines (128)", f.name, f.off+f.sz)
+		}
 	}
 	topo, err := Star(3, 100*engine.Gbps, engine.Microsecond)
 	if err != nil {
@@ -292,10 +309,56 @@ func TestPortLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.allPorts(func(pt *Port) {
-		if a := uintptr(unsafe.Pointer(pt)); a%64 != 0 {
-			t.Fatalf("port at %#x is not 64-byte aligned", a)
+		if a := uintptr(unsafe.Pointer(pt)); a%128 != 0 {
+			t.Fatalf("port at %#x is not 128-byte aligned", a)
 		}
 	})
+}
+
+// A switch is a multiple of 128 bytes whose route and admission fields
+// fill its first three lines, and its ports are contiguous: Ports[i] is
+// the block's i-th port. A switch port's ingress accounting is two lines,
+// 128-byte aligned in the network's block, with the header and classes
+// 1-3 in the first.
+func TestSwitchLayout(t *testing.T) {
+	var ip mmuPort
+	if sz := unsafe.Sizeof(ip); sz != 128 {
+		t.Fatalf("sizeof(mmuPort) = %d, want 128", sz)
+	}
+	if end := uintptr(unsafe.Pointer(ip.class(3))) + unsafe.Sizeof(mmuClass{}) - uintptr(unsafe.Pointer(&ip)); end != 64 {
+		t.Fatalf("class 3 ends at offset %d, want 64 (the header's line)", end)
+	}
+	var sw Switch
+	if sz := unsafe.Sizeof(sw); sz%128 != 0 {
+		t.Fatalf("sizeof(Switch) = %d, not a multiple of 128", sz)
+	}
+	if off := unsafe.Offsetof(sw.mmu); off != 128 {
+		t.Fatalf("mmu at offset %d, want 128", off)
+	}
+	if end := unsafe.Offsetof(sw.mmu) + unsafe.Offsetof(sw.mmu.used) + 8; end > 192 {
+		t.Fatalf("the accounting's summary ends at offset %d, want within the third line (192)", end)
+	}
+	topo, err := FatTree(8, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(engine.NewSim(1), topo, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sw := range n.Switches {
+		if a := uintptr(unsafe.Pointer(&sw.mmu.in[0])); a%128 != 0 {
+			t.Fatalf("%s: accounting at %#x, not 128-byte aligned", sw.Name, a)
+		}
+		if len(sw.ports) != len(sw.Ports) {
+			t.Fatalf("%s: %d ports in its block, want %d", sw.Name, len(sw.ports), len(sw.Ports))
+		}
+		for i, pt := range sw.Ports {
+			if pt != &sw.ports[i] || pt.Index != i || pt.sw != sw {
+				t.Fatalf("%s: port %d is not the block's port %d", sw.Name, pt.Index, i)
+			}
+		}
+	}
 }
 
 // SizedHeadroom: the round trip's bytes, three maximum frames and the

@@ -55,28 +55,32 @@ func TestRingArena(t *testing.T) {
 	}
 	var pool Pool
 	var w wire
+	var ring []wireSlot
 	var q fifo
 	const n = 3*arenaRingMax + 5
 	ps := make([]*Packet, n)
 	for i := range ps {
 		ps[i] = pool.Get()
 		ps[i].Size = 100
-		w.push(engine.Time(i), ps[i], a)
+		w.push(engine.Time(i), ps[i], &ring, a)
 		q.push(ps[i], a)
 	}
-	if w.bytes != 100*n {
-		t.Fatalf("wire bytes %d, want %d", w.bytes, 100*n)
+	if w.n != n || len(ring) != 4*arenaRingMax {
+		t.Fatalf("wire n %d, ring of %d slots; want %d, %d", w.n, len(ring), n, 4*arenaRingMax)
 	}
 	for i := range ps {
-		if got := w.pop(); got != ps[i] {
+		if at := w.next(); at != engine.Time(i) {
+			t.Fatalf("wire pop %d: head due at %d, want %d", i, at, i)
+		}
+		if got := w.pop(ring); got != ps[i] {
 			t.Fatalf("wire pop %d: got another packet", i)
 		}
 		if got := q.pop(); got != ps[i] {
 			t.Fatalf("fifo pop %d: got another packet", i)
 		}
 	}
-	if w.n != 0 || w.bytes != 0 || q.n != 0 {
-		t.Fatalf("after popping all: wire n %d bytes %d, fifo n %d; want 0", w.n, w.bytes, q.n)
+	if w.n != 0 || q.n != 0 {
+		t.Fatalf("after popping all: wire n %d, fifo n %d; want 0", w.n, q.n)
 	}
 }
 
@@ -107,11 +111,13 @@ func TestNetworkMemoryBlocks(t *testing.T) {
 	}
 }
 
-// A wire's cached head packet is its ring's head through pushes, pops,
-// wrap-around and growth (from 16 to 128 slots here: at most 100 in flight), and its delivery
-// times and bytes stay the ring's.
+// A wire's two inline entries and its ring are one FIFO through pushes,
+// pops, wrap-around and growth (the ring from 16 to 128 slots here: at
+// most 100 in flight, two inline): the head and its delivery time are the
+// oldest packet's, and each visits the packets oldest first.
 func TestWireHead(t *testing.T) {
 	var w wire
+	var ring []wireSlot
 	var a ringArena
 	pkts := make([]Packet, 200)
 	var want []int // indices in pkts, oldest first
@@ -120,11 +126,11 @@ func TestWireHead(t *testing.T) {
 		if push := step%3 != 2 || len(want) == 0; push && next < len(pkts) {
 			p := &pkts[next]
 			p.Size = uint16(100 + next)
-			w.push(engine.Time(1000+next), p, &a)
+			w.push(engine.Time(1000+next), p, &ring, &a)
 			want = append(want, next)
 			next++
 		} else if len(want) > 0 {
-			if got := w.pop(); got != &pkts[want[0]] {
+			if got := w.pop(ring); got != &pkts[want[0]] {
 				t.Fatalf("step %d: popped packet %d, want %d", step, got.Size-100, want[0])
 			}
 			want = want[1:]
@@ -132,24 +138,24 @@ func TestWireHead(t *testing.T) {
 		if int(w.n) != len(want) {
 			t.Fatalf("step %d: %d in flight, want %d", step, w.n, len(want))
 		}
-		var bytes int64
-		for _, i := range want {
-			bytes += int64(pkts[i].Size)
-		}
-		if w.bytes != bytes {
-			t.Fatalf("step %d: %d bytes in flight, want %d", step, w.bytes, bytes)
+		i := 0
+		w.each(ring, func(p *Packet) {
+			if i >= len(want) || p != &pkts[want[i]] {
+				t.Fatalf("step %d: each visits packet %d at position %d, want %v", step, p.Size-100, i, want)
+			}
+			i++
+		})
+		if i != len(want) {
+			t.Fatalf("step %d: each visited %d packets, want %d", step, i, len(want))
 		}
 		if len(want) == 0 {
-			if w.hp != nil {
-				t.Fatalf("step %d: empty wire's head is packet %d, want none", step, w.hp.Size-100)
-			}
 			continue
 		}
 		if w.hp != &pkts[want[0]] || w.next() != engine.Time(1000+want[0]) {
 			t.Fatalf("step %d: head packet %d due %v, want %d due %v", step, w.hp.Size-100, w.next(), want[0], engine.Time(1000+want[0]))
 		}
 	}
-	if len(w.buf) != 128 {
-		t.Fatalf("ring of %d slots, want 128 (grown three times)", len(w.buf))
+	if len(ring) != 128 {
+		t.Fatalf("ring of %d slots, want 128 (grown three times)", len(ring))
 	}
 }

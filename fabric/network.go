@@ -211,12 +211,18 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		rate  engine.Rate
 	}
 	ecns := map[ecnKey]*ECN{}
-	for s := 0; s < t.Switches; s++ {
+	// All switches in one block, each a multiple of 128 bytes: a large
+	// block is page-aligned, so a switch's hot lines start a 128-byte pair.
+	switches := make([]Switch, max(t.Switches, 32<<10/int(unsafe.Sizeof(Switch{}))+1))
+	n.Switches = make([]*Switch, t.Switches)
+	for s := range n.Switches {
 		name := fmt.Sprintf("sw%d", s)
 		if s < len(t.SwitchNames) {
 			name = t.SwitchNames[s]
 		}
-		n.Switches = append(n.Switches, &Switch{net: n, ID: t.Hosts + s, index: s, Name: name, router: n.cfg.Router})
+		sw := &switches[s]
+		*sw = Switch{net: n, ID: t.Hosts + s, index: int32(s), Name: name, router: n.cfg.Router}
+		n.Switches[s] = sw
 	}
 	n.HostPorts = make([]*Port, t.Hosts)
 	n.attach = make([]int32, t.Hosts)
@@ -224,16 +230,31 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	nicRate := engine.Rate(0)
 	// All ports in one allocation of at least 32 KiB: Go page-aligns such
 	// large objects (smaller ones holding pointers start 8 bytes into
-	// their slot), so every port, a multiple of 64 bytes, starts a line.
+	// their slot), so every port, a multiple of 128 bytes, starts a
+	// 128-byte pair of lines. Each node's ports are contiguous, in link
+	// order, so that a switch finds its egress port by its index
+	// (Switch.ports) without loading a pointer.
 	ports := make([]Port, max(2*len(t.Links), 32<<10/int(unsafe.Sizeof(Port{}))+1))
 	if 2*len(t.Links) >= arenaMinPorts {
 		n.rings = &ringArena{}
 	}
 	adviseHugePages(unsafe.Pointer(&ports[0]), uintptr(len(ports))*unsafe.Sizeof(Port{}))
+	next := make([]int32, t.Hosts+t.Switches+1) // next[node]: its next port's slot
+	for _, l := range t.Links {
+		next[l.A+1]++
+		next[l.B+1]++
+	}
+	for i := 1; i < len(next); i++ {
+		next[i] += next[i-1]
+	}
+	for s, sw := range n.Switches {
+		lo, hi := next[t.Hosts+s], next[t.Hosts+s+1]
+		sw.ports = ports[lo:hi:hi]
+	}
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
-		pt := &ports[0]
-		ports = ports[1:]
-		*pt = Port{net: n, sim: sim, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: n.cfg.Strict,
+		pt := &ports[next[owner]]
+		next[owner]++
+		*pt = Port{net: n, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: n.cfg.Strict,
 			wholeNs: cfg.WholeNs, eventPerPkt: cfg.NS3EventOrder}
 		if cfg.WholeNs {
 			pt.psPerByte = 0 // transmit takes the slow path, TxTime

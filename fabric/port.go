@@ -39,52 +39,64 @@ const (
 // ports), and the wire towards Peer. Packets on the wire wait in the port's
 // own FIFO, so only the next delivery sits in the global event queue.
 //
-// Field order is deliberate (TestPortLayout pins it): what every delivery
-// and transmission touches fills the first three cache lines, and each
-// class's queue, byte count, ECN profile and weight share one line of their
-// own, so a hop touches four lines of a port, not ten.
+// Field order is deliberate (TestPortLayout pins it). A delivery touches
+// the first two cache lines only, a 128-byte aligned pair (the size of a
+// Port is a multiple of 128 and the port slab is page-aligned, so Intel's
+// spatial prefetcher brings the pair together): the wire with its first
+// two packets and their times, the peer's owner and index, the observer,
+// the network (for the event queue). Enqueueing and transmitting add the
+// third line (queue summary, timing, counters) and the class's own line:
+// each class's queue, byte count, ECN profile and weight share one line,
+// so a hop touches four lines of the egress port and two of the port it
+// arrived from, not ten. The rest (owner, counters read only in reports,
+// pause bookkeeping, the wire's overflow ring) is cold.
 type Port struct {
-	// Hot: delivery, transmission, the queue summary (3 cache lines).
+	// Line 0: delivery.
 	wire        wire
-	busyUntil   engine.Time
-	sim         *engine.Sim
-	Peer        *Port
-	peerOwner   Node // Peer.Owner, kept here so a delivery does not touch Peer
-	Observer    Observer
-	source      Source
-	sw          *Switch     // owning switch, nil for host ports
+	peerIdx     uint16 // Peer.Index
+	eventPerPkt bool   // Config.NS3EventOrder: per packet a delivery and a tx-done event, scheduled at transmit
+	txPending   bool
+	credit      int32 // WRR: packets left in rrClass's turn
+	peerOwner   Node  // Peer.Owner, kept here so a delivery does not touch Peer
+
+	// Line 1: delivery and transmission.
+	Observer  Observer
+	net       *Network
+	busyUntil engine.Time
+	source    Source
+	sw        *Switch // owning switch, nil for host ports
+	Peer      *Port
+
+	// Line 2: transmission and the queue summary.
 	psPerByte   engine.Time // Rate's exact time per byte, or 0 (then TxTime divides)
 	Delay       engine.Time // propagation delay of the wire to Peer
 	qTotal      int64
 	TxBytes     int64 // counter: bytes transmitted
 	TxPackets   int64 // counter: packets transmitted
 	queuedPeakB int64
-	credit      int32
-	peerIdx     uint16 // Peer.Index
-	txPending   bool
+	Rate        engine.Rate
 	nonEmpty    uint8 // bit c: q[c] has packets
 	paused      uint8 // bit c: egress class c paused by the peer (PFC)
 	strict      uint8 // bit c: class c is served by strict priority
 	stampIN     bool
 	rrClass     uint8
-	eventPerPkt bool // Config.NS3EventOrder: per packet a delivery and a tx-done event, scheduled at transmit
 	creditFC    bool // credit-based flow control towards the peer (credit.go)
+	wholeNs     bool // serialization truncated to whole ns (Config.WholeNs)
 
 	// One cache line per class.
 	cls [NumClasses]classQ
 
-	net   *Network
+	// Cold.
 	Owner Node // the switch or NIC this port belongs to
-	Rate  engine.Rate
-	Index int // position in the owner's port list
+	Index int  // position in the owner's port list
 
 	// Counters (read them, do not write).
-	PausedTime  [NumClasses]engine.Time // time each egress class spent paused
-	PauseRx     int64                   // PAUSE frames received
-	MarkedPkts  int64                   // CE marks applied at this egress
-	pausedSince [NumClasses]engine.Time
-	wholeNs     bool    // serialization truncated to whole ns (Config.WholeNs)
-	_           [7]byte // to a multiple of 64 bytes
+	PausedTime  [NumClasses]engine.Time     // time each egress class spent paused
+	PauseRx     int64                       // PAUSE frames received
+	MarkedPkts  int64                       // CE marks applied at this egress
+	pausedSince [NumClasses - 1]engine.Time // of classes 1.. (class 0 is never paused)
+	ring        []wireSlot                  // the wire's packets beyond its first two
+	_           [8]byte                     // to a multiple of 128 bytes
 }
 
 // classQ is one egress class of a port: exactly one cache line.
@@ -111,8 +123,17 @@ func (pt *Port) QueuedBytes() int64 { return pt.qTotal }
 // PeakQueuedBytes is the largest QueuedBytes seen.
 func (pt *Port) PeakQueuedBytes() int64 { return pt.queuedPeakB }
 
-// WireBytes is the number of bytes on the wire towards Peer.
-func (pt *Port) WireBytes() int64 { return pt.wire.bytes }
+// WireBytes is the number of bytes on the wire towards Peer. It visits
+// the packets in flight: a byte count kept per hop would load each
+// delivered packet's size in the delivery's first, dependent loads.
+func (pt *Port) WireBytes() int64 {
+	var b int64
+	pt.eachOnWire(func(p *Packet) { b += int64(p.Size) })
+	return b
+}
+
+// eachOnWire visits the packets on the wire towards Peer, oldest first.
+func (pt *Port) eachOnWire(f func(p *Packet)) { pt.wire.each(pt.ring, f) }
 
 // Paused reports whether egress class c is paused by the peer.
 func (pt *Port) Paused(c uint8) bool { return pt.paused&(1<<c) != 0 }
@@ -147,10 +168,10 @@ func (pt *Port) Fire(now engine.Time, kind uint8) {
 		pt.txPending = false
 		pt.transmit(now)
 	case evDeliver:
-		p := pt.wire.pop()
+		p := pt.wire.pop(pt.ring)
 		pt.wire.touchNext()
 		if pt.wire.n > 0 && !pt.eventPerPkt {
-			pt.sim.At(pt.wire.next(), pt, evDeliver)
+			pt.net.Sim.At(pt.wire.next(), pt, evDeliver)
 		}
 		if pt.Observer != nil {
 			pt.Observer.Deliver(now, pt, p)
@@ -165,7 +186,7 @@ func (pt *Port) Kick(now engine.Time) {
 	if pt.busyUntil > now {
 		if !pt.txPending {
 			pt.txPending = true
-			pt.sim.At(pt.busyUntil, pt, evTxDone)
+			pt.net.Sim.At(pt.busyUntil, pt, evTxDone)
 		}
 		return
 	}
@@ -202,9 +223,9 @@ func (pt *Port) transmit(now engine.Time) {
 	pt.TxPackets++
 	arrive := end + pt.Delay
 	if pt.wire.n == 0 || pt.eventPerPkt {
-		pt.sim.At(arrive, pt, evDeliver)
+		pt.net.Sim.At(arrive, pt, evDeliver)
 	}
-	pt.wire.push(arrive, p, pt.net.rings)
+	pt.wire.push(arrive, p, &pt.ring, pt.net.rings)
 	if pt.Observer != nil {
 		pt.Observer.Transmit(now, pt, p)
 	}
@@ -214,7 +235,7 @@ func (pt *Port) transmit(now engine.Time) {
 	}
 	if more || pt.eventPerPkt { // ns-3 always schedules TransmitComplete at TransmitStart
 		pt.txPending = true
-		pt.sim.At(end, pt, evTxDone)
+		pt.net.Sim.At(end, pt, evTxDone)
 	}
 }
 
@@ -315,7 +336,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 		pt.PauseRx++
 		if pt.paused&bit == 0 {
 			pt.paused |= bit
-			pt.pausedSince[c] = now
+			pt.pausedSince[c-1] = now
 			if pt.Observer != nil {
 				pt.Observer.Pause(now, pt, c, true)
 			}
@@ -324,7 +345,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 	}
 	if pt.paused&bit != 0 {
 		pt.paused &^= bit
-		pt.PausedTime[c] += now - pt.pausedSince[c]
+		pt.PausedTime[c] += now - pt.pausedSince[c-1]
 		if pt.Observer != nil {
 			pt.Observer.Pause(now, pt, c, false)
 		}
@@ -336,7 +357,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 func (pt *Port) PausedFor(now engine.Time, c int) engine.Time {
 	t := pt.PausedTime[c]
 	if pt.paused&(1<<c) != 0 {
-		t += now - pt.pausedSince[c]
+		t += now - pt.pausedSince[c-1]
 	}
 	return t
 }

@@ -12,28 +12,39 @@ const PFCFrameBytes = 43
 // Switch is an output-queued switch with a shared buffer. Ingress
 // accounting, PFC and headroom follow the reference model's Broadcom-style
 // MMU (REFERENCE 3.3); egress queues, scheduling and ECN live in its Ports.
+//
+// Field order is deliberate (TestSwitchLayout pins it): what a packet's
+// route and admission read fills the first three cache lines (the router,
+// the up/down table, the port block, the buffer accounting's summary),
+// and Build allocates all switches in one block, so a hop touches three
+// lines of its switch; names, tiers' down ports, counters and the
+// shortest-path tables follow.
 type Switch struct {
-	net   *Network
-	ID    int // node id in the topology
-	Name  string
-	Ports []*Port
-	mmu   mmu
-
-	// Tier is the switch's level (Topology.Tiers); UpPorts and DownPorts
-	// are the indices in Ports of its links to a higher and to a lower
-	// tier (hosts included), in port order. A switch of unknown tier has
-	// neither.
-	Tier      Tier
-	UpPorts   []int32
-	DownPorts []int32
-
+	// Line 0.
+	net     *Network
+	ports   []Port // Ports[i] is &ports[i]: a switch's ports are contiguous
 	router  Router
 	monitor QueueMonitor // nil: no congestion isolation
-	index   int          // position in Network.Switches
-	// updown is the up/down table when Network.upDown; otherwise
-	// routes[dstSwitch] lists the ports on shortest paths to dstSwitch,
-	// filled on first use (nil until then).
+
+	// Line 1. updown is the up/down table when Network.upDown; UpPorts
+	// and DownPorts are the indices in Ports of the switch's links to a
+	// higher and to a lower tier (hosts included), in port order. A
+	// switch of unknown tier (Tier) has neither.
 	updown  upDown
+	UpPorts []int32
+	index   int32 // position in Network.Switches
+	Tier    Tier
+
+	// Line 2 (and the start of 3): the buffer's accounting.
+	mmu mmu
+
+	ID        int // node id in the topology
+	Name      string
+	Ports     []*Port
+	DownPorts []int32
+
+	// routes[dstSwitch] lists the ports on shortest paths to dstSwitch
+	// (topologies without tiers), filled on first use (nil until then).
 	routes  [][]int32
 	portIDs []int32 // 0, 1, ..., len(Ports)-1
 
@@ -70,7 +81,7 @@ type QueueMonitor interface {
 func (s *Switch) SetMonitor(m QueueMonitor) { s.monitor = m }
 
 // Index is the switch's position in Network.Switches.
-func (s *Switch) Index() int { return s.index }
+func (s *Switch) Index() int { return int(s.index) }
 
 // Network is the network the switch belongs to.
 func (s *Switch) Network() *Network { return s.net }
@@ -78,7 +89,10 @@ func (s *Switch) Network() *Network { return s.net }
 // IngressBytes is the data the switch holds from ingress port i in class
 // c: its input buffer's occupancy for that class.
 func (s *Switch) IngressBytes(i int, c uint8) int64 {
-	cl := &s.mmu.in[i].cls[c]
+	if c == 0 || c >= NumClasses {
+		return 0 // control frames are not admitted against the buffer
+	}
+	cl := s.mmu.in[i].class(c)
 	return cl.ingress + cl.hdrm
 }
 
@@ -106,7 +120,7 @@ func (s *Switch) Routes(dst int32) []int32 {
 // (a cache miss per hop on a large fabric, where portIDs is cold).
 func (s *Switch) nextHops(dst int32) (one int32, hops []int32) {
 	a := s.net.attach[dst]
-	if int(a) == s.index {
+	if a == s.index {
 		return s.net.hostPort[dst], nil
 	}
 	if s.net.upDown {
@@ -140,7 +154,7 @@ func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
 		return
 	}
 	p.ectx = p.Class
-	out := s.Ports[s.router.Route(s, p, int(p.inPort))]
+	out := &s.ports[s.router.Route(s, p, int(p.inPort))]
 	if p.Class == 0 {
 		out.enqueue(now, p)
 		return
@@ -266,27 +280,38 @@ func (s *Switch) PFCThreshold(i int) int64 { return s.mmu.threshold(i) }
 func (s *Switch) PausedUpstream(i int, c uint8) bool { return s.mmu.paused(i, c) }
 
 // mmu is the reference model's shared-buffer ingress accounting.
+//
+// What admission and release read is its first line; free is buffer -
+// totalHdrm - totalRsrv, the PAUSE threshold's constant part.
 type mmu struct {
-	buffer       int64
+	in           []mmuPort
+	free         int64
 	reserve      int64
 	resumeOffset int64
-	totalHdrm    int64
-	totalRsrv    int64
 	shared       int64
 	used         int64 // all bytes buffered (every class but control)
-	in           []mmuPort
+	buffer       int64
+	totalHdrm    int64
+	totalRsrv    int64
 }
 
-// mmuPort is one ingress port's accounting, laid out so that admitting or
-// releasing a packet touches two cache lines (this header and its class).
+// mmuPort is one ingress port's accounting: 128 bytes, two cache lines
+// (the block of them is page-aligned), with a class for each data class
+// only (class 0 is never admitted against the buffer). Admitting or
+// releasing a packet of classes 1-3 (data uses 3 by default) touches one
+// line, this header and its class together; of classes 4-7 the pair's
+// second line too. TestSwitchLayout pins it.
 type mmuPort struct {
 	headroom  int64
 	shift     uint8
 	pauseSent uint8 // bit c: PAUSE sent upstream for class c
 	ignored   uint8 // bit c: during this PAUSE, a packet sent into paused class c arrived
 	_         [5]byte
-	cls       [NumClasses]mmuClass
+	cls       [NumClasses - 1]mmuClass // classes 1..7
 }
+
+// class is data class c's accounting (1 <= c < NumClasses).
+func (ip *mmuPort) class(c uint8) *mmuClass { return &ip.cls[c-1] }
 
 type mmuClass struct {
 	ingress int64 // bytes charged to reserve and shared
@@ -317,12 +342,13 @@ func (m *mmu) init(cfg *Config, ports []*Port, nicRate engine.Rate, in []mmuPort
 		m.in[i].shift = uint8(sh)
 	}
 	m.totalRsrv = int64(len(ports)) * m.reserve
+	m.free = m.buffer - m.totalHdrm - m.totalRsrv
 }
 
 func (m *mmu) threshold(port int) int64 { return m.thresholdOf(&m.in[port]) }
 
 func (m *mmu) thresholdOf(ip *mmuPort) int64 {
-	return (m.buffer - m.totalHdrm - m.totalRsrv - m.shared) >> ip.shift
+	return (m.free - m.shared) >> ip.shift
 }
 
 func (m *mmu) sharedOf(cl *mmuClass) int64 {
@@ -334,7 +360,7 @@ func (m *mmu) sharedOf(cl *mmuClass) int64 {
 
 func (m *mmu) admit(port int, c uint8, s int64) bool {
 	ip := &m.in[port]
-	cl := &ip.cls[c]
+	cl := ip.class(c)
 	thr := m.thresholdOf(ip)
 	if s+cl.hdrm > ip.headroom && s+m.sharedOf(cl) > thr {
 		return false
@@ -353,7 +379,7 @@ func (m *mmu) admit(port int, c uint8, s int64) bool {
 }
 
 func (m *mmu) release(port int, c uint8, s int64) {
-	cl := &m.in[port].cls[c]
+	cl := m.in[port].class(c)
 	fromHdrm := min(cl.hdrm, s)
 	fromShared := min(s-fromHdrm, max(0, cl.ingress-m.reserve))
 	cl.hdrm -= fromHdrm
@@ -377,13 +403,13 @@ func (m *mmu) setPaused(port int, c uint8, on bool) {
 
 func (m *mmu) shouldPause(port int, c uint8) bool {
 	ip := &m.in[port]
-	cl := &ip.cls[c]
+	cl := ip.class(c)
 	return cl.hdrm > 0 || m.sharedOf(cl) >= m.thresholdOf(ip)
 }
 
 func (m *mmu) shouldResume(port int, c uint8) bool {
 	ip := &m.in[port]
-	cl := &ip.cls[c]
+	cl := ip.class(c)
 	if cl.hdrm != 0 {
 		return false
 	}
