@@ -149,13 +149,13 @@ func (pt *Port) setPausedBit(now engine.Time, c uint8, on bool) {
 	if on {
 		if pt.paused&bit == 0 {
 			pt.paused |= bit
-			pt.pausedSince[c-1] = now
+			pt.pausedSince[c] = now
 		}
 		return
 	}
 	if pt.paused&bit != 0 {
 		pt.paused &^= bit
-		pt.PausedTime[c] += now - pt.pausedSince[c-1]
+		pt.PausedTime[c] += now - pt.pausedSince[c]
 		pt.Kick(now)
 	}
 }

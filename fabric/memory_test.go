@@ -55,24 +55,17 @@ func TestRingArena(t *testing.T) {
 	}
 	var pool Pool
 	var w wire
-	var ring []wireSlot
 	var q fifo
 	const n = 3*arenaRingMax + 5
 	ps := make([]*Packet, n)
 	for i := range ps {
 		ps[i] = pool.Get()
 		ps[i].Size = 100
-		w.push(engine.Time(i), ps[i], &ring, a)
+		w.push(engine.Time(i), ps[i], a)
 		q.push(ps[i], a)
 	}
-	if w.n != n || len(ring) != 4*arenaRingMax {
-		t.Fatalf("wire n %d, ring of %d slots; want %d, %d", w.n, len(ring), n, 4*arenaRingMax)
-	}
 	for i := range ps {
-		if at := w.next(); at != engine.Time(i) {
-			t.Fatalf("wire pop %d: head due at %d, want %d", i, at, i)
-		}
-		if got := w.pop(ring); got != ps[i] {
+		if got := w.pop(); got != ps[i] {
 			t.Fatalf("wire pop %d: got another packet", i)
 		}
 		if got := q.pop(); got != ps[i] {
@@ -111,13 +104,11 @@ func TestNetworkMemoryBlocks(t *testing.T) {
 	}
 }
 
-// A wire's two inline entries and its ring are one FIFO through pushes,
-// pops, wrap-around and growth (the ring from 16 to 128 slots here: at
-// most 100 in flight, two inline): the head and its delivery time are the
-// oldest packet's, and each visits the packets oldest first.
+// A wire's cached head packet is its ring's head through pushes, pops,
+// wrap-around and growth (from 16 to 128 slots here: at most 100 in flight), and its delivery
+// times stay the ring's, and each visits the packets oldest first.
 func TestWireHead(t *testing.T) {
 	var w wire
-	var ring []wireSlot
 	var a ringArena
 	pkts := make([]Packet, 200)
 	var want []int // indices in pkts, oldest first
@@ -126,11 +117,11 @@ func TestWireHead(t *testing.T) {
 		if push := step%3 != 2 || len(want) == 0; push && next < len(pkts) {
 			p := &pkts[next]
 			p.Size = uint16(100 + next)
-			w.push(engine.Time(1000+next), p, &ring, &a)
+			w.push(engine.Time(1000+next), p, &a)
 			want = append(want, next)
 			next++
 		} else if len(want) > 0 {
-			if got := w.pop(ring); got != &pkts[want[0]] {
+			if got := w.pop(); got != &pkts[want[0]] {
 				t.Fatalf("step %d: popped packet %d, want %d", step, got.Size-100, want[0])
 			}
 			want = want[1:]
@@ -139,7 +130,7 @@ func TestWireHead(t *testing.T) {
 			t.Fatalf("step %d: %d in flight, want %d", step, w.n, len(want))
 		}
 		i := 0
-		w.each(ring, func(p *Packet) {
+		w.each(func(p *Packet) {
 			if i >= len(want) || p != &pkts[want[i]] {
 				t.Fatalf("step %d: each visits packet %d at position %d, want %v", step, p.Size-100, i, want)
 			}
@@ -149,13 +140,16 @@ func TestWireHead(t *testing.T) {
 			t.Fatalf("step %d: each visited %d packets, want %d", step, i, len(want))
 		}
 		if len(want) == 0 {
+			if w.hp != nil {
+				t.Fatalf("step %d: empty wire's head is packet %d, want none", step, w.hp.Size-100)
+			}
 			continue
 		}
 		if w.hp != &pkts[want[0]] || w.next() != engine.Time(1000+want[0]) {
 			t.Fatalf("step %d: head packet %d due %v, want %d due %v", step, w.hp.Size-100, w.next(), want[0], engine.Time(1000+want[0]))
 		}
 	}
-	if len(ring) != 128 {
-		t.Fatalf("ring of %d slots, want 128 (grown three times)", len(ring))
+	if len(w.buf) != 128 {
+		t.Fatalf("ring of %d slots, want 128 (grown three times)", len(w.buf))
 	}
 }

@@ -42,61 +42,60 @@ const (
 // Field order is deliberate (TestPortLayout pins it). A delivery touches
 // the first two cache lines only, a 128-byte aligned pair (the size of a
 // Port is a multiple of 128 and the port slab is page-aligned, so Intel's
-// spatial prefetcher brings the pair together): the wire with its first
-// two packets and their times, the peer's owner and index, the observer,
-// the network (for the event queue). Enqueueing and transmitting add the
-// third line (queue summary, timing, counters) and the class's own line:
-// each class's queue, byte count, ECN profile and weight share one line,
-// so a hop touches four lines of the egress port and two of the port it
-// arrived from, not ten. The rest (owner, counters read only in reports,
-// pause bookkeeping, the wire's overflow ring) is cold.
+// spatial prefetcher brings the pair together): the wire with its head
+// packet and time, the peer's owner and index, the observer, the network
+// (for the event queue). Enqueueing and transmitting add the third line
+// (queue summary, timing, counters) and the class's own line: each
+// class's queue, byte count, ECN profile and weight share one line, so a
+// hop touches four lines of the egress port and two of the port it
+// arrived from. The rest (owner, rate, counters read only in reports,
+// pause bookkeeping) is cold.
 type Port struct {
 	// Line 0: delivery.
-	wire        wire
+	wire      wire
+	peerOwner Node // Peer.Owner, kept here so a delivery does not touch Peer
+
+	// Line 1: delivery and transmission.
+	Observer    Observer
+	net         *Network
+	Peer        *Port
+	busyUntil   engine.Time
+	sw          *Switch // owning switch, nil for host ports
+	queuedPeakB int64
 	peerIdx     uint16 // Peer.Index
 	eventPerPkt bool   // Config.NS3EventOrder: per packet a delivery and a tx-done event, scheduled at transmit
 	txPending   bool
 	credit      int32 // WRR: packets left in rrClass's turn
-	peerOwner   Node  // Peer.Owner, kept here so a delivery does not touch Peer
-
-	// Line 1: delivery and transmission.
-	Observer  Observer
-	net       *Network
-	busyUntil engine.Time
-	source    Source
-	sw        *Switch // owning switch, nil for host ports
-	Peer      *Port
 
 	// Line 2: transmission and the queue summary.
-	psPerByte   engine.Time // Rate's exact time per byte, or 0 (then TxTime divides)
-	Delay       engine.Time // propagation delay of the wire to Peer
-	qTotal      int64
-	TxBytes     int64 // counter: bytes transmitted
-	TxPackets   int64 // counter: packets transmitted
-	queuedPeakB int64
-	Rate        engine.Rate
-	nonEmpty    uint8 // bit c: q[c] has packets
-	paused      uint8 // bit c: egress class c paused by the peer (PFC)
-	strict      uint8 // bit c: class c is served by strict priority
-	stampIN     bool
-	rrClass     uint8
-	creditFC    bool // credit-based flow control towards the peer (credit.go)
-	wholeNs     bool // serialization truncated to whole ns (Config.WholeNs)
+	source    Source
+	psPerByte engine.Time // Rate's exact time per byte, or 0 (then TxTime divides)
+	Delay     engine.Time // propagation delay of the wire to Peer
+	qTotal    int64
+	TxBytes   int64 // counter: bytes transmitted
+	TxPackets int64 // counter: packets transmitted
+	nonEmpty  uint8 // bit c: q[c] has packets
+	paused    uint8 // bit c: egress class c paused by the peer (PFC)
+	strict    uint8 // bit c: class c is served by strict priority
+	stampIN   bool
+	rrClass   uint8
+	creditFC  bool // credit-based flow control towards the peer (credit.go)
+	wholeNs   bool // serialization truncated to whole ns (Config.WholeNs)
 
 	// One cache line per class.
 	cls [NumClasses]classQ
 
 	// Cold.
 	Owner Node // the switch or NIC this port belongs to
-	Index int  // position in the owner's port list
+	Rate  engine.Rate
+	Index int // position in the owner's port list
 
 	// Counters (read them, do not write).
-	PausedTime  [NumClasses]engine.Time     // time each egress class spent paused
-	PauseRx     int64                       // PAUSE frames received
-	MarkedPkts  int64                       // CE marks applied at this egress
-	pausedSince [NumClasses - 1]engine.Time // of classes 1.. (class 0 is never paused)
-	ring        []wireSlot                  // the wire's packets beyond its first two
-	_           [8]byte                     // to a multiple of 128 bytes
+	PausedTime  [NumClasses]engine.Time // time each egress class spent paused
+	PauseRx     int64                   // PAUSE frames received
+	MarkedPkts  int64                   // CE marks applied at this egress
+	pausedSince [NumClasses]engine.Time
+	_           [16]byte // to a multiple of 128 bytes
 }
 
 // classQ is one egress class of a port: exactly one cache line.
@@ -133,7 +132,7 @@ func (pt *Port) WireBytes() int64 {
 }
 
 // eachOnWire visits the packets on the wire towards Peer, oldest first.
-func (pt *Port) eachOnWire(f func(p *Packet)) { pt.wire.each(pt.ring, f) }
+func (pt *Port) eachOnWire(f func(p *Packet)) { pt.wire.each(f) }
 
 // Paused reports whether egress class c is paused by the peer.
 func (pt *Port) Paused(c uint8) bool { return pt.paused&(1<<c) != 0 }
@@ -168,7 +167,7 @@ func (pt *Port) Fire(now engine.Time, kind uint8) {
 		pt.txPending = false
 		pt.transmit(now)
 	case evDeliver:
-		p := pt.wire.pop(pt.ring)
+		p := pt.wire.pop()
 		pt.wire.touchNext()
 		if pt.wire.n > 0 && !pt.eventPerPkt {
 			pt.net.Sim.At(pt.wire.next(), pt, evDeliver)
@@ -225,7 +224,7 @@ func (pt *Port) transmit(now engine.Time) {
 	if pt.wire.n == 0 || pt.eventPerPkt {
 		pt.net.Sim.At(arrive, pt, evDeliver)
 	}
-	pt.wire.push(arrive, p, &pt.ring, pt.net.rings)
+	pt.wire.push(arrive, p, pt.net.rings)
 	if pt.Observer != nil {
 		pt.Observer.Transmit(now, pt, p)
 	}
@@ -336,7 +335,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 		pt.PauseRx++
 		if pt.paused&bit == 0 {
 			pt.paused |= bit
-			pt.pausedSince[c-1] = now
+			pt.pausedSince[c] = now
 			if pt.Observer != nil {
 				pt.Observer.Pause(now, pt, c, true)
 			}
@@ -345,7 +344,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 	}
 	if pt.paused&bit != 0 {
 		pt.paused &^= bit
-		pt.PausedTime[c] += now - pt.pausedSince[c-1]
+		pt.PausedTime[c] += now - pt.pausedSince[c]
 		if pt.Observer != nil {
 			pt.Observer.Pause(now, pt, c, false)
 		}
@@ -357,7 +356,7 @@ func (pt *Port) SetPaused(now engine.Time, c uint8, on bool) {
 func (pt *Port) PausedFor(now engine.Time, c int) engine.Time {
 	t := pt.PausedTime[c]
 	if pt.paused&(1<<c) != 0 {
-		t += now - pt.pausedSince[c-1]
+		t += now - pt.pausedSince[c]
 	}
 	return t
 }

@@ -8,27 +8,24 @@ import (
 )
 
 // wire holds the packets in flight on one link direction, in FIFO order
-// with their delivery times. Keeping the times beside the pointers (not
+// with their delivery times, in a ring that grows to the link's peak
+// occupancy and then allocates nothing. Keeping the times in the ring (not
 // only in the packets) lets the port schedule the next delivery without
 // touching the next packet's memory.
 //
-// The first two entries are inline, in the port's first cache line, and
-// only the third and later ones go to a ring (Port.ring, in the port's
-// cold lines; it grows to the link's peak occupancy and then allocates
-// nothing). On a large fabric most wires hold one or two
-// packets: a delivery then finds its packet, its time and the next one's
-// in the line it loads first, and a transmission writes no ring slot. A
-// ring slot, written a link delay earlier and alone in its line, was a
-// cache miss in every delivery (BenchmarkLargeFabric hosts=8192: 12% of
-// the profile). The ring's slots are read only when a pop moves the third
-// entry inline, off the chain of the next delivery.
+// hp and hat are the head packet and its delivery time, a copy of its
+// ring slot kept in the port's first line: a delivery finds its packet
+// there instead of loading the ring slot and only then the packet (two
+// misses in a row on a large fabric, where the slot was written a link
+// delay ago). The next slot is read after the pop, off that chain; and
+// when the slot after it starts a new line, that line is prefetched, so
+// the next delivery's read does not miss either (four slots share a line,
+// and the rings are line-aligned).
 type wire struct {
-	hp    *Packet     // the head packet, valid when n > 0
-	hat   engine.Time // its delivery time
-	p2    *Packet     // the second packet, valid when n > 1
-	at2   engine.Time
-	n     int32 // packets in flight: hp, p2, then n-2 in the ring
-	rhead int32 // the ring's head slot
+	hp      *Packet     // the head packet, valid when n > 0
+	hat     engine.Time // its delivery time
+	buf     []wireSlot
+	head, n int32
 }
 
 type wireSlot struct {
@@ -36,49 +33,47 @@ type wireSlot struct {
 	p  *Packet
 }
 
-// push appends p, due at at; the third and later entries go to the ring
-// *ring, which grows from a (nil: from Go).
-func (w *wire) push(at engine.Time, p *Packet, ring *[]wireSlot, a *ringArena) {
-	switch w.n {
-	case 0:
-		w.hp, w.hat = p, at
-	case 1:
-		w.p2, w.at2 = p, at
-	default:
-		r, k := *ring, int(w.n-2)
-		if k == len(r) {
-			r = w.grow(r, k, a)
-			*ring = r
-		}
-		r[(int(w.rhead)+k)&(len(r)-1)] = wireSlot{at, p}
+// slotsPerLine is the number of wire slots in a cache line.
+const slotsPerLine = 64 / int32(unsafe.Sizeof(wireSlot{}))
+
+// push appends p, due at at; a full ring grows from a (nil: from Go).
+func (w *wire) push(at engine.Time, p *Packet, a *ringArena) {
+	if int(w.n) == len(w.buf) {
+		w.grow(a)
 	}
+	if w.n == 0 {
+		w.hp, w.hat = p, at
+	}
+	w.buf[int(w.head+w.n)&(len(w.buf)-1)] = wireSlot{at, p}
 	w.n++
 }
 
-// grow returns a ring twice the size of r (which holds k entries), with
-// them first.
-func (w *wire) grow(r []wireSlot, k int, a *ringArena) []wireSlot {
-	nb := a.wireRing(max(16, 2*len(r)))
-	for i := 0; i < k; i++ {
-		nb[i] = r[(int(w.rhead)+i)&(len(r)-1)]
+func (w *wire) grow(a *ringArena) {
+	size := max(16, 2*len(w.buf))
+	nb := a.wireRing(size)
+	for i := 0; i < int(w.n); i++ {
+		nb[i] = w.buf[(int(w.head)+i)&(len(w.buf)-1)]
 	}
-	w.rhead = 0
-	return nb
+	w.buf, w.head = nb, 0
 }
 
-// pop removes the head; the caller knows the wire is not empty. A ring
-// slot keeps its stale pointer until a push overwrites it: the packet
-// belongs to the pool, and clearing it would be one more store to a cold
-// line.
-func (w *wire) pop(ring []wireSlot) *Packet {
+// pop removes the head; the caller knows the wire is not empty. The slot
+// keeps its stale pointer until a push overwrites it: the packet belongs
+// to the pool, and clearing it would be one more store to a cold line.
+func (w *wire) pop() *Packet {
 	p := w.hp
-	w.hp, w.hat = w.p2, w.at2
-	if w.n > 2 {
-		s := ring[w.rhead]
-		w.p2, w.at2 = s.p, s.at
-		w.rhead = (w.rhead + 1) & int32(len(ring)-1)
-	}
+	mask := int32(len(w.buf) - 1)
+	w.head = (w.head + 1) & mask
 	w.n--
+	if w.n > 0 {
+		s := w.buf[w.head]
+		w.hp, w.hat = s.p, s.at
+		if nx := (w.head + 1) & mask; nx%slotsPerLine == 0 && w.n > 1 {
+			prefetch.Line(unsafe.Pointer(&w.buf[nx]))
+		}
+	} else {
+		w.hp = nil
+	}
 	return p
 }
 
@@ -96,14 +91,8 @@ func (w *wire) touchNext() {
 func (w *wire) next() engine.Time { return w.hat }
 
 // each visits the packets in flight, oldest first.
-func (w *wire) each(ring []wireSlot, f func(p *Packet)) {
-	if w.n > 0 {
-		f(w.hp)
-	}
-	if w.n > 1 {
-		f(w.p2)
-	}
-	for i := 0; i < int(w.n)-2; i++ {
-		f(ring[(int(w.rhead)+i)&(len(ring)-1)].p)
+func (w *wire) each(f func(p *Packet)) {
+	for i := 0; i < int(w.n); i++ {
+		f(w.buf[(int(w.head)+i)&(len(w.buf)-1)].p)
 	}
 }
