@@ -209,8 +209,8 @@
 // every hop touches in its first three lines and each class's queue, byte
 // count and ECN threshold in a line of its own, and caches its peer's owner
 // and index so a delivery does not touch the peer; a switch's per-ingress
-// accounting for one (port, class) sits in two lines. TestPacketIsOneCacheLine
-// and TestPortLayout pin this. Tried and dropped, measured with cachegrind:
+// accounting for one (port, class) sits in one line. TestPacketIsOneCacheLine,
+// TestPortLayout and TestSwitchLayout pin this. Tried and dropped, measured with cachegrind:
 // carrying a 24-byte header copy beside each packet in the rings (so a hop
 // never touches the packet) cost more in ring traffic and copying than the
 // misses it saved.
@@ -287,4 +287,47 @@
 // Switch.nextHops as a port number, without loading the one-element slice
 // of portIDs that Routes returns (1.0 s of the same profile). Measured in
 // README "Large fabrics and deep queues".
+//
+// Then the per-hop state was laid out again so that a hop touches fewer
+// lines (issue #19; the table in README "Large fabrics and deep queues"
+// counts them: about 21 distinct lines per switch hop before, 16 after,
+// two of those pairs). A hop of a data packet is the delivery at the
+// upstream port A, the switch's Receive (route, admission, enqueue) and
+// the egress port B's transmission:
+//
+//   - Port (896 B, a multiple of 128, page-aligned slab): line 0 holds the
+//     wire (head packet and its time, the ring header) and the peer's
+//     owner; line 1 the observer, the network, the peer, the transmitter's
+//     busy time and flags. A delivery touches these two lines only, a
+//     128-byte aligned pair (Intel's L2 spatial prefetcher fetches the
+//     pair together); it used to touch three (line 2 for eventPerPkt and
+//     peerIdx). Line 2 holds the queue summary, timing and counters for
+//     enqueue and transmission; Owner, Rate, Index, the pause bookkeeping
+//     and the report-only counters are cold, and no hop touches them
+//     (enqueue and transmit loaded the cold line for Port.net before).
+//     The wire keeps no byte count (WireBytes visits the packets), so a
+//     pop does not load the packet's size on its chain. When the head
+//     moves into a ring line of its own (four slots share a line) the
+//     pop prefetches that line for the next delivery.
+//   - Switch (384 B, all in one page-aligned block): line 0 the network,
+//     its block of ports, the router and monitor; line 1 the up/down
+//     table and UpPorts; line 2 the accounting's summary (free, the PAUSE
+//     threshold's constant part, reserve, shared, used). A switch's ports
+//     are contiguous in the port slab (Build allocates each node's ports
+//     together, in link order), so Receive takes the egress port as
+//     &ports[i] and no longer loads the pointer array Ports.
+//   - Ingress accounting (mmuPort): 128 B per switch port, 128-aligned,
+//     with entries for the data classes 1-7 only (class 0 is never
+//     admitted against the buffer): the header and classes 1-3 share the
+//     first line, so admitting or releasing a packet of the default data
+//     class (3) touches one line where it touched two (144 B per port,
+//     the header and class 3 always 64 B apart).
+//
+// Tried and not kept: the wire's first two packets inline in line 0 with
+// the ring's header in the cold lines. Busy 100 Gbps wires hold a dozen
+// packets (1 us of 1048 B frames at 83.84 ns), so most pops still read a
+// ring slot, and now behind a load of the cold ring header: hosts=8192
+// measured 149k against the base's 168k in one interleaved pair, the
+// profile 2.7 s on the cold header and 4.7 s on the slot (against 3.0 s
+// on the slot alone).
 package fabric

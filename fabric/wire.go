@@ -19,8 +19,9 @@ import (
 // misses in a row on a large fabric, where the slot was written a link
 // delay ago). The next slot is read after the pop, off that chain; and
 // when the slot after it starts a new line, that line is prefetched, so
-// the next delivery's read does not miss either (four slots share a line,
-// and the rings are line-aligned).
+// the next delivery's read does not miss either (four slots share a line;
+// the rings of a large network's arena are line-aligned, and elsewhere
+// the prefetch is only a hint that may cover part of the slot).
 type wire struct {
 	hp      *Packet     // the head packet, valid when n > 0
 	hat     engine.Time // its delivery time
