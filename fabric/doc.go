@@ -306,9 +306,7 @@
 //     and the report-only counters are cold, and no hop touches them
 //     (enqueue and transmit loaded the cold line for Port.net before).
 //     The wire keeps no byte count (WireBytes visits the packets), so a
-//     pop does not load the packet's size on its chain. When the head
-//     moves into a ring line of its own (four slots share a line) the
-//     pop prefetches that line for the next delivery.
+//     pop does not load the packet's size on its chain.
 //   - Switch (384 B, all in one page-aligned block): line 0 the network,
 //     its block of ports, the router and monitor; line 1 the up/down
 //     table and UpPorts; line 2 the accounting's summary (free, the PAUSE
@@ -329,5 +327,10 @@
 // ring slot, and now behind a load of the cold ring header: hosts=8192
 // measured 149k against the base's 168k in one interleaved pair, the
 // profile 2.7 s on the cold header and 4.7 s on the slot (against 3.0 s
-// on the slot alone).
+// on the slot alone). Also not kept: prefetching, at each pop, the ring
+// line the next pop will read when the head moves into a new one (four
+// slots share a line): over 6 interleaved runs against the re-layout
+// without it, BenchmarkLargeFabric hosts=8192 +12% (p = 0.24),
+// BenchmarkNetwork/dcqcn -6% (p = 0.18), BenchmarkSparseFabric
+// hosts=8192 -5% (p = 0.39): not shown to help.
 package fabric

@@ -310,7 +310,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		}
 	}
 	// Every switch's ingress accounting in one block, advised for huge
-	// pages like the ports: on a large fabric it spans megabytes (144 B per
+	// pages like the ports: on a large fabric it spans megabytes (128 B per
 	// switch port), touched at every admission and departure.
 	swPorts := 0
 	for _, sw := range n.Switches {

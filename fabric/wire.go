@@ -17,11 +17,9 @@ import (
 // ring slot kept in the port's first line: a delivery finds its packet
 // there instead of loading the ring slot and only then the packet (two
 // misses in a row on a large fabric, where the slot was written a link
-// delay ago). The next slot is read after the pop, off that chain; and
-// when the slot after it starts a new line, that line is prefetched, so
-// the next delivery's read does not miss either (four slots share a line;
-// the rings of a large network's arena are line-aligned, and elsewhere
-// the prefetch is only a hint that may cover part of the slot).
+// delay ago). The next slot is read after the pop, off that chain. The
+// wire keeps no byte count (Port.WireBytes visits the packets), so a pop
+// does not load the packet's size either.
 type wire struct {
 	hp      *Packet     // the head packet, valid when n > 0
 	hat     engine.Time // its delivery time
@@ -33,9 +31,6 @@ type wireSlot struct {
 	at engine.Time
 	p  *Packet
 }
-
-// slotsPerLine is the number of wire slots in a cache line.
-const slotsPerLine = 64 / int32(unsafe.Sizeof(wireSlot{}))
 
 // push appends p, due at at; a full ring grows from a (nil: from Go).
 func (w *wire) push(at engine.Time, p *Packet, a *ringArena) {
@@ -63,15 +58,11 @@ func (w *wire) grow(a *ringArena) {
 // to the pool, and clearing it would be one more store to a cold line.
 func (w *wire) pop() *Packet {
 	p := w.hp
-	mask := int32(len(w.buf) - 1)
-	w.head = (w.head + 1) & mask
+	w.head = (w.head + 1) & int32(len(w.buf)-1)
 	w.n--
 	if w.n > 0 {
 		s := w.buf[w.head]
 		w.hp, w.hat = s.p, s.at
-		if nx := (w.head + 1) & mask; nx%slotsPerLine == 0 && w.n > 1 {
-			prefetch.Line(unsafe.Pointer(&w.buf[nx]))
-		}
 	} else {
 		w.hp = nil
 	}

@@ -97,7 +97,7 @@
 // fat-tree route by up/down tables that grow with the ports, so every
 // fat-tree topology.k allows fits (k = 160, 1,024,000 hosts, about 7.5
 // GiB); a spine-leaf of 1024 leaves of 1000 hosts with 4096 spines needs
-// 11.6 GiB and is rejected with that figure. A file topology, routed by
+// 11.5 GiB and is rejected with that figure. A file topology, routed by
 // shortest-path tables of up to S^2 entries, is checked when it is read.
 //
 // switch: every switch (REFERENCE.md 3).
