@@ -92,9 +92,12 @@
 //
 //	run_id               string
 //	time_ns              int64    ns     sampling instant
-//	component            string          "<switch>/p<port>" (e.g. "leaf0/p3"), "host<h>" (the NIC port) or "qp<id>"
+//	component            string          "<switch>/p<port>" (e.g. "leaf0/p3"), "host<h>" (the NIC port) or "qp<id>";
+//	                                     with trace metric efficiency also "network", "hotspot" and "other"
 //	metric               string          queue_depth (B queued at the egress, all classes), pause_time and
-//	                                     utilisation (fractions of the interval), qp_rate (b/s)
+//	                                     utilisation (fractions of the interval), qp_rate (b/s); efficiency
+//	                                     (network: delivered / injected payload in the interval),
+//	                                     injected_gbps and delivered_gbps (hotspot, other)
 //	value                double
 //
 // batches.parquet, one row per batch of a halo workload (BatchRecord;

@@ -236,7 +236,8 @@
 // same shape running alongside it (e.g. an incast over a cloud
 // background), each element defaulted like workload.
 //
-//	kind          cloud  cloud | incast | flowlist | storage | simai | collective
+//	kind          cloud  cloud | incast | flowlist | storage | simai |
+//	                     collective | hotspot | halo | mpitrace
 //	distribution  websearch  flow sizes: a built-in CDF (websearch, fbhdp,
 //	                     alistorage, googlerpc, webserver, homa_w1...; see
 //	                     workloads/cloud) or a CDF file path (a value with
@@ -298,6 +299,18 @@
 // run whose drain_limit ends before the first iteration is done writes an
 // empty iterations.parquet and says so.
 //
+// Three more kinds read their own sub-map, documented where they are
+// built; dcsim show default --set workload.kind=KIND prints its defaults
+// (halo needs nic.qp_mapping=per-pair too; dcsim show halo):
+//
+//	hotspot.*   fraction of the hosts, split over trees destinations, offer
+//	            line rate of flow_size flows from start to stop (0s: the
+//	            duration); scenario/hotspot.go, workloads/cloud (HotSpots)
+//	halo.*      one-sided ring-buffer halo exchange on an x*y*z grid of
+//	            ranks; workloads/halo
+//	mpitrace.*  reconstructed MPI traces (app ptrans or inception-v3) as
+//	            dependent messages; workloads/mpitrace
+//
 // Only cloud reads the distribution and load fields, but they are checked
 // for every kind. run.parquet records load for a cloud main workload and
 // null otherwise, and the terminal summary names a load only then.
@@ -305,7 +318,9 @@
 // trace: the periodic sampler behind samples.parquet.
 //
 //	interval  0s   sampling period; 0 turns sampling off
-//	metrics   [queue_depth, pause_time, utilisation, qp_rate]  what to sample
+//	metrics   [queue_depth, pause_time, utilisation, qp_rate]  what to sample;
+//	               efficiency (off unless listed) adds delivered / injected
+//	               payload over the host links, split by hot-spot destination
 //
 // An interval whose port samples over duration alone would pass 10^9 rows
 // is rejected. With Options.Dir (dcsim run and sweep set it) the samples
