@@ -138,6 +138,11 @@ func TestBadInput(t *testing.T) {
 		{"too many args", []string{"run", "a", "b"}, "arg"},
 		{"negative seed", []string{"run", "--seed", "-3"}, "--seed"},
 		{"validate missing file", []string{"validate", filepath.Join(tmp, "none.yaml")}, "none.yaml"},
+		// cobra prints an unknown command's suggestions over four lines
+		// and the root's error exited 1.
+		{"unknown command", []string{"rnu"}, `dcsim: unknown command "rnu"; did you mean run? (see "dcsim --help")`},
+		{"unknown command, no suggestion", []string{"frob", "x"}, `dcsim: unknown command "frob" (see "dcsim --help")`},
+		{"unknown root flag", []string{"--bogus"}, "dcsim: unknown flag: --bogus"},
 		// Names become directory names: each must be one safe component.
 		{"name escapes", []string{"run", "--set", "name=../../escaped"}, `name: "../../escaped" has '/'`},
 		{"absolute name", []string{"run", "--set", "name=/tmp/abs"}, `name: "/tmp/abs" has '/'`},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -44,9 +45,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
+	}
+	if cmd == root && !isUsageError(err) {
+		// The root runs nothing, so its only other error is cobra's
+		// "unknown command", which is bad input too.
+		err = unknownCommand(root, args, err)
 	}
 	fmt.Fprintln(stderr, "dcsim: "+err.Error())
 	var in inputError
@@ -54,6 +60,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 1
+}
+
+// unknownCommand rewrites cobra's unknown-command error, whose suggestions
+// take four lines, as one line.
+func unknownCommand(root *cobra.Command, args []string, err error) error {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		msg := fmt.Sprintf("unknown command %q", a)
+		if s := root.SuggestionsFor(a); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return &flagError{errors.New(msg + ` (see "dcsim --help")`)}
+	}
+	return &flagError{errors.New(strings.Join(strings.Fields(err.Error()), " "))}
 }
 
 // isUsageError recognises cobra's own flag and argument errors.
