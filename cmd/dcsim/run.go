@@ -29,9 +29,11 @@ func newRunCmd() *cobra.Command {
 With no argument it runs the built-in "default": 128 hosts on a 100 Gbps
 spine-leaf, WebSearch at 50% load.
 
-The run writes flows.parquet, scenario.yaml and run.parquet (and
-samples.parquet when trace.interval > 0) into --out, each file atomically,
-run.parquet last. A bad scenario exits with status 2 and writes nothing.`,
+The run writes flows.parquet, scenario.yaml and run.parquet into --out
+(and samples.parquet when trace.interval > 0, iterations.parquet and
+collectives.parquet for a training workload, batches.parquet for halo),
+each file atomically, run.parquet last. A bad scenario exits with status 2
+and writes nothing.`,
 		Example: `  dcsim run
   dcsim run default --set workload.load=0.8 --set nic.qp_mapping=per-pair
   dcsim run my.yaml --seed 7 --out results/my-7`,
