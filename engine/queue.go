@@ -17,42 +17,49 @@ func (a *event) before(b *event) bool {
 
 // Queue orders events by (time, sequence). It is a timing wheel in front of
 // a heap: an event due within the wheel's window (wheelBuckets buckets of
-// 2^bucketShift ps, about 4.2 us from the bucket being served) goes into
-// the list of its time's bucket; a later one goes into the overflow heap
-// and moves into the wheel when the window reaches it.
+// 2^bucketShift ps, 2.1 us from the bucket being served: a 1 us link's
+// delivery of a 9000 B frame at 100 Gbps fits) goes into the list of its
+// time's bucket; a later one goes into the overflow heap and moves into
+// the wheel when the window reaches it.
 //
-// A bucket's list is kept sorted, and in a network it nearly sorts itself:
-// a bucket spans 512 ps, so an event lands at or within a few nodes of
-// its list's end, and firing takes the list's head. Finding an event's place
-// may walk at most maxWalk nodes; an event that would need more is
-// appended anyway and its bucket marked unsorted, and when the wheel
-// reaches an unsorted bucket (or such an event lands in the bucket being
-// served) that bucket's events move into a small heap. So the common case
-// costs O(1) per event and any pattern of times costs at worst a heap's
+// A bucket's list is kept sorted, and in a network it sorts itself: a
+// bucket spans 32 ps, narrower than the grid the times fall on (at
+// 100 Gbps a byte is 80 ps, and link delays and flow starts are whole
+// ns or half ns, so times are multiples of 20 or 40 ps), so a bucket
+// nearly always holds the events of one time, which arrive in sequence
+// order: scheduling is an append and firing takes the list's head. An
+// event that does land before its bucket's last one finds its place by a
+// walk of at most maxWalk nodes; one that would need more is appended
+// anyway and its bucket marked unsorted, and when the wheel reaches an
+// unsorted bucket (or such an event lands in the bucket being served)
+// that bucket's events move into a small heap. So the common case costs
+// O(1) per event and any pattern of times costs at worst a heap's
 // log(events in one bucket) (BenchmarkQueue's uniform times).
 //
 // Timers far in the future (retransmission checks, CC timers, flow
 // arrivals) are few and sit in the overflow heap. A bitmap of non-empty
-// buckets lets an idle wheel skip 64 buckets at a time. The lists are
-// threaded through one pool of nodes, recycled last-in first-out, so the
-// wheel's memory is the pool (40 bytes per pending event) plus 66 KiB of
-// list heads and flags, of which the few hundred buckets near the clock
-// are in use; it allocates nothing once the pool has grown to the peak
-// number of pending events. The bucket width is a measured choice: with
-// 2 ns buckets the 128-host network at 50% load (events 20-80 ns apart
-// per port, thousands pending) walked long lists; 512 ps buckets cost 3%
-// less in cachegrind's count on a 3 ms run, and 256 ps no better.
+// buckets, and a summary word per 64 of its words, let the wheel find its
+// next non-empty bucket in a few word reads however many empty buckets lie
+// between (most are empty: there are 31 buckets per ns). The lists are threaded through one
+// pool of nodes, recycled last-in first-out, so the wheel's memory is the
+// pool (40 bytes per pending event) plus 528 KiB of list heads and flags,
+// of which the lines of the next few hundred ns are in use; it allocates
+// nothing once the pool has grown to the peak number of pending events.
+// The bucket width is a measured choice (engine doc.go): 512 ps buckets
+// (until 2026-12-02) held several times each, and in the flow-list
+// benchmark 47% of the events landed before their bucket's last event and
+// walked its list.
 // TestQueueMatchesReference checks the order against a sorted list under
 // random pushes and pops at three time scales, with many ties.
 type Queue struct {
 	nodes    []node // nodes[0] is the nil link
 	free     int32  // first free node
-	first    [wheelBuckets]int32
-	last     [wheelBuckets]int32
-	bitmap   [wheelBuckets / 64]uint64 // bucket i's list is not empty
-	unsorted [wheelBuckets / 64]uint64 // bucket i's list is out of order
-	cur      int64                     // absolute bucket number being served (at >> bucketShift)
-	inWheel  int                       // events in the lists
+	heads    [wheelBuckets]bucket
+	bitmap   [wheelWords]uint64      // bucket i's list is not empty
+	words    [wheelWords / 64]uint64 // bitmap word j is not zero
+	unsorted [wheelWords]uint64      // bucket i's list is out of order
+	cur      int64                   // absolute bucket number being served (at >> bucketShift)
+	inWheel  int                     // events in the lists
 	// now holds the current bucket's events when it is served as a heap;
 	// then the current bucket's list is empty.
 	now heap
@@ -60,15 +67,20 @@ type Queue struct {
 	seq uint64
 }
 
+// bucket is one wheel slot's list: its first and last node, side by side
+// so that an append reads and writes one cache line.
+type bucket struct{ first, last int32 }
+
 type node struct {
 	e    event
 	next int32
 }
 
 const (
-	bucketShift  = 9 // 512 ps per bucket
-	wheelBuckets = 8192
+	bucketShift  = 5 // 32 ps per bucket
+	wheelBuckets = 65536
 	wheelMask    = wheelBuckets - 1
+	wheelWords   = wheelBuckets / 64
 )
 
 // Len is the number of pending events.
@@ -89,7 +101,7 @@ func (q *Queue) insert(e event) {
 		}
 		// A future bucket: usually an append at the end of its list.
 		i := int(b & wheelMask)
-		if t := q.last[i]; t != 0 && e.before(&q.nodes[t].e) {
+		if t := q.heads[i].last; t != 0 && e.before(&q.nodes[t].e) {
 			if q.unsorted[i>>6]&(1<<(i&63)) == 0 && q.insertSorted(i, e) {
 				return
 			}
@@ -103,7 +115,7 @@ func (q *Queue) insert(e event) {
 	// belongs with the current bucket's events too.
 	c := int(q.cur & wheelMask)
 	if q.now.len() == 0 {
-		if t := q.last[c]; t == 0 || !e.before(&q.nodes[t].e) {
+		if t := q.heads[c].last; t == 0 || !e.before(&q.nodes[t].e) {
 			q.appendTo(c, e)
 			return
 		}
@@ -133,13 +145,13 @@ const maxWalk = 24
 // reporting whether it did.
 func (q *Queue) insertSorted(i int, e event) bool {
 	prev := int32(0)
-	n := q.first[i]
+	n := q.heads[i].first
 	for k := 0; k < maxWalk; k++ {
 		if e.before(&q.nodes[n].e) {
 			m := q.newNode(e)
 			q.nodes[m].next = n
 			if prev == 0 {
-				q.first[i] = m
+				q.heads[i].first = m
 			} else {
 				q.nodes[prev].next = m
 			}
@@ -165,19 +177,19 @@ func (q *Queue) newNode(e event) int32 {
 // appendTo adds e at the end of bucket i's list.
 func (q *Queue) appendTo(i int, e event) {
 	n := q.newNode(e)
-	if t := q.last[i]; t == 0 {
-		q.first[i] = n
-		q.bitmap[i>>6] |= 1 << (i & 63)
+	if t := q.heads[i].last; t == 0 {
+		q.heads[i].first = n
+		q.mark(i)
 	} else {
 		q.nodes[t].next = n
 	}
-	q.last[i] = n
+	q.heads[i].last = n
 	q.inWheel++
 }
 
 // heapify moves bucket i's list into the current heap.
 func (q *Queue) heapify(i int) {
-	for n := q.first[i]; n != 0; {
+	for n := q.heads[i].first; n != 0; {
 		nd := &q.nodes[n]
 		q.now.push(nd.e)
 		nx := nd.next
@@ -186,8 +198,8 @@ func (q *Queue) heapify(i int) {
 		q.inWheel--
 		n = nx
 	}
-	q.first[i], q.last[i] = 0, 0
-	q.bitmap[i>>6] &^= 1 << (i & 63)
+	q.heads[i] = bucket{}
+	q.unmark(i)
 	q.unsorted[i>>6] &^= 1 << (i & 63)
 }
 
@@ -199,14 +211,14 @@ func (q *Queue) Peek() Time {
 	if q.now.len() > 0 {
 		return q.now.peek()
 	}
-	return q.nodes[q.first[q.cur&wheelMask]].e.at
+	return q.nodes[q.heads[q.cur&wheelMask].first].e.at
 }
 
 // next removes and returns the earliest event if it is due at or before
 // until.
 func (q *Queue) next(until Time) (event, bool) {
 	i := int(q.cur & wheelMask)
-	n := q.first[i]
+	n := q.heads[i].first
 	if n == 0 || q.now.len() > 0 {
 		if !q.settle() {
 			return event{}, false
@@ -218,17 +230,17 @@ func (q *Queue) next(until Time) (event, bool) {
 			return q.now.pop(), true
 		}
 		i = int(q.cur & wheelMask)
-		n = q.first[i]
+		n = q.heads[i].first
 	}
 	nd := &q.nodes[n]
 	if nd.e.at > until {
 		return event{}, false
 	}
 	e := nd.e
-	q.first[i] = nd.next
+	q.heads[i].first = nd.next
 	if nd.next == 0 {
-		q.last[i] = 0
-		q.bitmap[i>>6] &^= 1 << (i & 63)
+		q.heads[i].last = 0
+		q.unmark(i)
 	}
 	nd.e, nd.next = event{}, q.free
 	q.free = n
@@ -241,7 +253,7 @@ func (q *Queue) next(until Time) (event, bool) {
 // overflow heap's first event, when the current bucket is exhausted; false
 // if the queue is empty.
 func (q *Queue) settle() bool {
-	if q.now.len() > 0 || q.first[q.cur&wheelMask] != 0 {
+	if q.now.len() > 0 || q.heads[q.cur&wheelMask].first != 0 {
 		return true
 	}
 	if q.inWheel == 0 && q.far.len() == 0 {
@@ -273,22 +285,49 @@ func (q *Queue) pop() event {
 	return e
 }
 
+// mark records that bucket i's list is no longer empty.
+func (q *Queue) mark(i int) {
+	w := i >> 6
+	if q.bitmap[w] == 0 {
+		q.words[w>>6] |= 1 << (w & 63)
+	}
+	q.bitmap[w] |= 1 << (i & 63)
+}
+
+// unmark records that bucket i's list is empty.
+func (q *Queue) unmark(i int) {
+	w := i >> 6
+	if q.bitmap[w] &^= 1 << (i & 63); q.bitmap[w] == 0 {
+		q.words[w>>6] &^= 1 << (w & 63)
+	}
+}
+
 // nextBucket is the index of the first non-empty bucket after the current
-// one, whose list is empty; the wheel must hold an event.
+// one, whose list is empty; the wheel must hold an event. It looks at the
+// rest of the current bucket's bitmap word, then finds the next non-zero
+// word from the summary (words), so an idle stretch costs a few word
+// reads however many buckets it spans. The current word comes last in that
+// search: its bits below the current bucket are the window's far end.
 func (q *Queue) nextBucket() int {
 	p := int(q.cur+1) & wheelMask
+	w := p >> 6
+	if b := q.bitmap[w] >> (p & 63); b != 0 {
+		return p + bits.TrailingZeros64(b)
+	}
+	j := (w + 1) & (wheelWords - 1)
 	for {
-		if w := q.bitmap[p>>6] >> (p & 63); w != 0 {
-			return p + bits.TrailingZeros64(w)
+		if b := q.words[j>>6] >> (j & 63); b != 0 {
+			j += bits.TrailingZeros64(b)
+			return j<<6 + bits.TrailingZeros64(q.bitmap[j])
 		}
-		p = ((p | 63) + 1) & wheelMask
+		j = ((j | 63) + 1) & (wheelWords - 1)
 	}
 }
 
 // each visits every pending event, in no particular order.
 func (q *Queue) each(f func(e *event)) {
-	for i := range q.first {
-		for n := q.first[i]; n != 0; n = q.nodes[n].next {
+	for i := range q.heads {
+		for n := q.heads[i].first; n != 0; n = q.nodes[n].next {
 			f(&q.nodes[n].e)
 		}
 	}
