@@ -28,35 +28,39 @@
 // flight in its own ring and has only its next delivery in the queue, and a
 // NIC keeps one retransmission check per host rather than one per QP.
 //
-// Measured choice: a timing wheel (65536 buckets of 32 ps, a 2.1 us
-// window, sorted lists threaded through one recycled node pool) in front
+// Measured choice: a timing wheel (16384 buckets of 32 ps, a 524 ns
+// window, sorted rings threaded through one recycled node pool) in front
 // of a 4-ary heap for events beyond the window. In a packet network nearly
-// every event is a serialization time or one propagation delay ahead, so
+// every event is a serialization time or a gap between packets ahead, so
 // it lands in the wheel, where scheduling is an append and firing takes a
 // list head; the heap holds the few far timers (retransmission checks, CC
-// timers, flow arrivals). A bucket whose events arrive badly out of order
-// is served as a small heap, so no event-time distribution is pathological.
-// Against the 4-ary heap alone, with everything else equal, the 1 ms
-// BenchmarkNetwork run executed 27% fewer instructions with 512 ps buckets
-// (cachegrind: 5.7G against 7.9G; the heap's sifts alone were 3.8G) and
-// ran about 30% faster.
+// timers, flow arrivals, first deliveries onto idle links). A bucket whose
+// events arrive badly out of order is served as a small heap, so no
+// event-time distribution is pathological. Against the 4-ary heap alone,
+// with everything else equal, the 1 ms BenchmarkNetwork run executed 27%
+// fewer instructions with the first wheel (cachegrind: 5.7G against 7.9G;
+// the heap's sifts alone were 3.8G) and ran about 30% faster.
 //
 // The bucket width (2026-12-02, issue #19). A 128-host network at 50% load
-// has about 9 events per ns, so a 512 ps bucket held several, and an event
-// that landed before its bucket's last one walked the list: 25% of the
-// inserts in BenchmarkNetwork/dcqcn, 47% in BenchmarkFlowList, whose
+// has about 9 events per ns, so a 512 ps bucket (the first wheel: 8192 of
+// them, 4.2 us) held several, and an event that landed before its
+// bucket's last one walked the list from its head: 25% of the inserts in
+// BenchmarkNetwork/dcqcn and 47% in BenchmarkFlowList/streamed, whose
 // events are more often out of order (a transmission ends 80 ns ahead, a
-// chained delivery the gap to the next packet, ACKs 4.8 ns), and inserts
-// cost 16-18 ns per event in the profiles. With 32 ps buckets a bucket
-// nearly always holds the events of one time, which arrive in sequence
-// order: out-of-order inserts are 2.0% in the first, 2.6% and 0 in the
-// flow lists, and no bucket is served as a heap in any of them. The
-// buckets are mostly empty, so the wheel finds the next non-empty one
-// from a summary word per 64 bitmap words; the window is 2.1 us so that a
-// delivery onto an idle 1 us link (1.08 us ahead) stays in the wheel
-// (with 524 ns, BenchmarkQueue's 1 us spread doubled its cost). Measured
-// against 512 ps (README, Performance): see "The event queue's buckets".
-// The total order is the same (time, then sequence), so no output changed.
+// chained delivery the gap to the next packet, an ACK 4.8 ns). With 32 ps
+// buckets a bucket nearly always holds the events of one time, which
+// arrive in sequence order: out-of-order inserts are 2.0% and 2.6% (0 in
+// /control), and no bucket is served as a heap. Most buckets are empty, so
+// the wheel finds the next non-empty one from a summary word per 64
+// bitmap words. A bucket keeps only its ring's last node (4 bytes, 16 to a
+// line), so a line covers 512 ps (the first wheel's covered 4 ns): with
+// first and last pointers (8-byte buckets) and a 2.1 us window,
+// BenchmarkDeepQueues/none (a million packets queued, memory bound) lost
+// 5-11% in 4 of 4 interleaved runs. The 524 ns window sends a
+// delivery onto an idle 1 us link (1.08 us ahead) to the heap: 0.5-1.5% of
+// the events. The total order is unchanged (time, then sequence), so no
+// output changed; the measurements are in the README ("Events per packet
+// and the event queue").
 //
 // # Randomness
 //

@@ -17,17 +17,16 @@ func (a *event) before(b *event) bool {
 
 // Queue orders events by (time, sequence). It is a timing wheel in front of
 // a heap: an event due within the wheel's window (wheelBuckets buckets of
-// 2^bucketShift ps, 2.1 us from the bucket being served: a 1 us link's
-// delivery of a 9000 B frame at 100 Gbps fits) goes into the list of its
-// time's bucket; a later one goes into the overflow heap and moves into
-// the wheel when the window reaches it.
+// 2^bucketShift ps, 524 ns from the bucket being served) goes into the
+// list of its time's bucket; a later one goes into the overflow heap and
+// moves into the wheel when the window reaches it.
 //
 // A bucket's list is kept sorted, and in a network it sorts itself: a
-// bucket spans 32 ps, narrower than the grid the times fall on (at
-// 100 Gbps a byte is 80 ps, and link delays and flow starts are whole
-// ns or half ns, so times are multiples of 20 or 40 ps), so a bucket
-// nearly always holds the events of one time, which arrive in sequence
-// order: scheduling is an append and firing takes the list's head. An
+// bucket spans 32 ps and a 128-host network at 50% load has about 9
+// events per ns, so a bucket nearly always holds the events of one time
+// (times repeat: at 100 Gbps a byte is 80 ps and delays are whole ns),
+// which arrive in sequence order: scheduling is an append and firing
+// takes the list's head. An
 // event that does land before its bucket's last one finds its place by a
 // walk of at most maxWalk nodes; one that would need more is appended
 // anyway and its bucket marked unsorted, and when the wheel reaches an
@@ -37,24 +36,27 @@ func (a *event) before(b *event) bool {
 // log(events in one bucket) (BenchmarkQueue's uniform times).
 //
 // Timers far in the future (retransmission checks, CC timers, flow
-// arrivals) are few and sit in the overflow heap. A bitmap of non-empty
-// buckets, and a summary word per 64 of its words, let the wheel find its
-// next non-empty bucket in a few word reads however many empty buckets lie
-// between (most are empty: there are 31 buckets per ns). The lists are threaded through one
-// pool of nodes, recycled last-in first-out, so the wheel's memory is the
-// pool (40 bytes per pending event) plus 528 KiB of list heads and flags,
-// of which the lines of the next few hundred ns are in use; it allocates
-// nothing once the pool has grown to the peak number of pending events.
-// The bucket width is a measured choice (engine doc.go): 512 ps buckets
-// (until 2026-12-02) held several times each, and in the flow-list
-// benchmark 47% of the events landed before their bucket's last event and
-// walked its list.
+// arrivals, and the first delivery onto an idle 1 us link: 0.8-1.5% of
+// the events in the benchmarks) sit in the overflow heap. A bitmap of
+// non-empty buckets, and a summary word per 64 of its words, let the wheel
+// find its next non-empty bucket in a few word reads however many empty
+// buckets lie between (most are empty: there are 31 buckets per ns). The
+// lists are rings threaded through one pool of nodes, recycled last-in
+// first-out: a bucket holds only its last node, whose link is the first,
+// so a bucket costs 4 bytes and a 64-byte line of them covers 512 ps. The
+// wheel's memory is the pool (40 bytes per pending event) plus 68 KiB of
+// list tails and flags, of which the lines of the next few hundred ns are
+// in use; it allocates nothing once the pool has grown to the peak number
+// of pending events. The bucket width is a measured choice (engine
+// doc.go): 512 ps buckets (until 2026-12-02) held several times each, and
+// in the flow-list benchmark 47% of the events landed before their
+// bucket's last event and walked its list.
 // TestQueueMatchesReference checks the order against a sorted list under
 // random pushes and pops at three time scales, with many ties.
 type Queue struct {
-	nodes    []node // nodes[0] is the nil link
-	free     int32  // first free node
-	heads    [wheelBuckets]bucket
+	nodes    []node                  // nodes[0] is the nil link
+	free     int32                   // first free node
+	tail     [wheelBuckets]int32     // bucket i's last node, whose next is its first (a ring); 0 if empty
 	bitmap   [wheelWords]uint64      // bucket i's list is not empty
 	words    [wheelWords / 64]uint64 // bitmap word j is not zero
 	unsorted [wheelWords]uint64      // bucket i's list is out of order
@@ -67,10 +69,6 @@ type Queue struct {
 	seq uint64
 }
 
-// bucket is one wheel slot's list: its first and last node, side by side
-// so that an append reads and writes one cache line.
-type bucket struct{ first, last int32 }
-
 type node struct {
 	e    event
 	next int32
@@ -78,7 +76,7 @@ type node struct {
 
 const (
 	bucketShift  = 5 // 32 ps per bucket
-	wheelBuckets = 65536
+	wheelBuckets = 16384
 	wheelMask    = wheelBuckets - 1
 	wheelWords   = wheelBuckets / 64
 )
@@ -101,7 +99,7 @@ func (q *Queue) insert(e event) {
 		}
 		// A future bucket: usually an append at the end of its list.
 		i := int(b & wheelMask)
-		if t := q.heads[i].last; t != 0 && e.before(&q.nodes[t].e) {
+		if t := q.tail[i]; t != 0 && e.before(&q.nodes[t].e) {
 			if q.unsorted[i>>6]&(1<<(i&63)) == 0 && q.insertSorted(i, e) {
 				return
 			}
@@ -115,7 +113,7 @@ func (q *Queue) insert(e event) {
 	// belongs with the current bucket's events too.
 	c := int(q.cur & wheelMask)
 	if q.now.len() == 0 {
-		if t := q.heads[c].last; t == 0 || !e.before(&q.nodes[t].e) {
+		if t := q.tail[c]; t == 0 || !e.before(&q.nodes[t].e) {
 			q.appendTo(c, e)
 			return
 		}
@@ -144,17 +142,13 @@ const maxWalk = 24
 // list, in its place if that is at most maxWalk nodes from the head,
 // reporting whether it did.
 func (q *Queue) insertSorted(i int, e event) bool {
-	prev := int32(0)
-	n := q.heads[i].first
+	prev := q.tail[i]
+	n := q.nodes[prev].next
 	for k := 0; k < maxWalk; k++ {
 		if e.before(&q.nodes[n].e) {
 			m := q.newNode(e)
 			q.nodes[m].next = n
-			if prev == 0 {
-				q.heads[i].first = m
-			} else {
-				q.nodes[prev].next = m
-			}
+			q.nodes[prev].next = m
 			q.inWheel++
 			return true
 		}
@@ -177,28 +171,33 @@ func (q *Queue) newNode(e event) int32 {
 // appendTo adds e at the end of bucket i's list.
 func (q *Queue) appendTo(i int, e event) {
 	n := q.newNode(e)
-	if t := q.heads[i].last; t == 0 {
-		q.heads[i].first = n
+	if t := q.tail[i]; t == 0 {
+		q.nodes[n].next = n
 		q.mark(i)
 	} else {
+		q.nodes[n].next = q.nodes[t].next
 		q.nodes[t].next = n
 	}
-	q.heads[i].last = n
+	q.tail[i] = n
 	q.inWheel++
 }
 
 // heapify moves bucket i's list into the current heap.
 func (q *Queue) heapify(i int) {
-	for n := q.heads[i].first; n != 0; {
+	t := q.tail[i]
+	for n := q.nodes[t].next; t != 0; {
 		nd := &q.nodes[n]
 		q.now.push(nd.e)
 		nx := nd.next
 		nd.e, nd.next = event{}, q.free
 		q.free = n
 		q.inWheel--
+		if n == t {
+			break
+		}
 		n = nx
 	}
-	q.heads[i] = bucket{}
+	q.tail[i] = 0
 	q.unmark(i)
 	q.unsorted[i>>6] &^= 1 << (i & 63)
 }
@@ -211,15 +210,15 @@ func (q *Queue) Peek() Time {
 	if q.now.len() > 0 {
 		return q.now.peek()
 	}
-	return q.nodes[q.heads[q.cur&wheelMask].first].e.at
+	return q.nodes[q.nodes[q.tail[q.cur&wheelMask]].next].e.at
 }
 
 // next removes and returns the earliest event if it is due at or before
 // until.
 func (q *Queue) next(until Time) (event, bool) {
 	i := int(q.cur & wheelMask)
-	n := q.heads[i].first
-	if n == 0 || q.now.len() > 0 {
+	t := q.tail[i]
+	if t == 0 || q.now.len() > 0 {
 		if !q.settle() {
 			return event{}, false
 		}
@@ -230,17 +229,19 @@ func (q *Queue) next(until Time) (event, bool) {
 			return q.now.pop(), true
 		}
 		i = int(q.cur & wheelMask)
-		n = q.heads[i].first
+		t = q.tail[i]
 	}
+	n := q.nodes[t].next
 	nd := &q.nodes[n]
 	if nd.e.at > until {
 		return event{}, false
 	}
 	e := nd.e
-	q.heads[i].first = nd.next
-	if nd.next == 0 {
-		q.heads[i].last = 0
+	if n == t {
+		q.tail[i] = 0
 		q.unmark(i)
+	} else {
+		q.nodes[t].next = nd.next
 	}
 	nd.e, nd.next = event{}, q.free
 	q.free = n
@@ -253,7 +254,7 @@ func (q *Queue) next(until Time) (event, bool) {
 // overflow heap's first event, when the current bucket is exhausted; false
 // if the queue is empty.
 func (q *Queue) settle() bool {
-	if q.now.len() > 0 || q.heads[q.cur&wheelMask].first != 0 {
+	if q.now.len() > 0 || q.tail[q.cur&wheelMask] != 0 {
 		return true
 	}
 	if q.inWheel == 0 && q.far.len() == 0 {
@@ -326,9 +327,15 @@ func (q *Queue) nextBucket() int {
 
 // each visits every pending event, in no particular order.
 func (q *Queue) each(f func(e *event)) {
-	for i := range q.heads {
-		for n := q.heads[i].first; n != 0; n = q.nodes[n].next {
+	for _, t := range q.tail {
+		if t == 0 {
+			continue
+		}
+		for n := q.nodes[t].next; ; n = q.nodes[n].next {
 			f(&q.nodes[n].e)
+			if n == t {
+				break
+			}
 		}
 	}
 	for i := range q.now.ev {

@@ -236,3 +236,32 @@ func TestQueueMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// A nearly empty wheel finds its next bucket through the bitmap's summary
+// words, across summary words and around the end of the bucket array:
+// events one bucket, one bitmap word, one summary word and almost the
+// whole window apart pop in time order, from the start and again from a
+// clock near the array's end (so the later ones sit at lower indices).
+func TestQueueSparseWheel(t *testing.T) {
+	const w = Time(1) << bucketShift // one bucket
+	for _, start := range []Time{0, (wheelBuckets - 70) * w} {
+		var q Queue
+		q.Push(start, nop{}, 0)
+		q.pop() // the clock is now at start's bucket
+		offsets := []Time{w, 64 * w, 65 * w, 64 * 64 * w, 64*64*w + 1, 3 * 64 * 64 * w, (wheelBuckets - 1) * w}
+		for i := len(offsets) - 1; i >= 0; i-- { // pushed latest first
+			q.Push(start+offsets[i], nop{}, 0)
+		}
+		for _, off := range offsets {
+			if got, want := q.Peek(), start+off; got != want {
+				t.Fatalf("start %v: peek got %v, want %v", start, got, want)
+			}
+			if got, want := q.pop().at, start+off; got != want {
+				t.Fatalf("start %v: pop got %v, want %v", start, got, want)
+			}
+		}
+		if got := q.Len(); got != 0 {
+			t.Fatalf("start %v: %d pending, want 0", start, got)
+		}
+	}
+}
