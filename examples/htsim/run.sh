@@ -21,12 +21,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go run ./examples/htsim gen "$work"
 go build -o "$work/dcsim" ./cmd/dcsim
-timed() { # out cmd... -> "wall,cpu,maxrss_mib" on stdout; the command's stdout in out
-	local out=$1
-	shift
-	/usr/bin/time -f '%e,%U,%S,%M' -o "$work/time" nice -n 5 "$@" >"$out" 2>&1
-	awk -F, '{printf "%s,%.2f,%.1f", $1, $2 + $3, $4 / 1024}' "$work/time"
-}
+. "$(dirname "$0")/timed.sh"
 echo "sim,round,wall_s,cpu_s,maxrss_mib,delivered_pkts,delivered_per_cpu_s"
 for r in $(seq "$rounds"); do
 	t=$(cd "$work" && timed "$work/htsim.out" "$HTSIM" -nodes 128 -tm perm128.cm -strat ecmp_host -paths 1 -end 10000 \

@@ -19,12 +19,7 @@ go run ./examples/htsim gen "$work" 128
 go run ./examples/htsim gen "$work" 8192
 go build -o "$work/dcsim" ./cmd/dcsim
 go build -o "$work/htsimx" ./examples/htsim
-timed() { # out cmd... -> "wall,cpu,maxrss_mib"
-	local out=$1
-	shift
-	/usr/bin/time -f '%e,%U,%S,%M' -o "$work/time" nice -n 5 "$@" >"$out" 2>&1
-	awk -F, '{printf "%s,%.2f,%.1f", $1, $2 + $3, $4 / 1024}' "$work/time"
-}
+. "$(dirname "$0")/timed.sh"
 echo "sim,hosts,sim_us,round,wall_s,cpu_s,maxrss_mib,delivered_pkts"
 for r in $(seq "$rounds"); do
 	for n in 128 8192; do
