@@ -43,7 +43,7 @@ func isChild() bool { return os.Getenv(childEnv) != "" }
 func supervise(args []string, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
-		return run(args, os.Stdout, os.Stderr) // cannot re-execute: run here
+		return run(args, os.Stdin, os.Stdout, os.Stderr) // cannot re-execute: run here
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -52,7 +52,7 @@ func supervise(args []string, stderr io.Writer) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		return run(args, os.Stdout, os.Stderr)
+		return run(args, os.Stdin, os.Stdout, os.Stderr)
 	}
 	go func() {
 		for s := range sigs {

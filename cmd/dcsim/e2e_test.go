@@ -13,8 +13,14 @@ import (
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCLIInput(t, "", args...)
+}
+
+// runCLIInput is runCLI with stdin as the standard input.
+func runCLIInput(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
+	code = run(args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -138,6 +144,12 @@ func TestBadInput(t *testing.T) {
 		{"too many args", []string{"run", "a", "b"}, "arg"},
 		{"negative seed", []string{"run", "--seed", "-3"}, "--seed"},
 		{"validate missing file", []string{"validate", filepath.Join(tmp, "none.yaml")}, "none.yaml"},
+		// An empty input validated as a scenario of defaults (issue: a
+		// pipe read twice came back empty and said ok).
+		{"validate empty stdin", []string{"validate", "-"}, "dcsim: <stdin>: empty input: no scenario or sweep was piped in"},
+		{"validate empty file", []string{"validate", write("empty.yaml", "# nothing here\n\n")}, "empty.yaml: empty: no scenario or sweep to validate"},
+		{"run empty stdin", []string{"run", "-"}, "dcsim: <stdin>: empty input"},
+		{"show empty stdin", []string{"show", "-"}, "dcsim: <stdin>: empty input"},
 		// cobra prints an unknown command's suggestions over four lines
 		// and the root's error exited 1.
 		{"unknown command", []string{"rnu"}, `dcsim: unknown command "rnu"; did you mean run? (see "dcsim --help")`},

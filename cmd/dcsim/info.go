@@ -12,6 +12,7 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/sweep"
 	"github.com/dcsim/dcsim/wiring"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
@@ -22,10 +23,11 @@ func newShowCmd() *cobra.Command {
 		Use:   "show SCENARIO",
 		Short: "print a scenario as fully resolved YAML, every default spelled out",
 		Long: `Print a built-in scenario or a YAML file with every field resolved: the
-output is a complete scenario file that reproduces the run exactly.`,
+output is a complete scenario file that reproduces the run exactly.
+SCENARIO "-" reads it from standard input.`,
 		Args: argsRange(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := scenario.Load(args[0], sets)
+			s, err := loadScenario(cmd, args[0], sets)
 			if err != nil {
 				return badInput(err)
 			}
@@ -73,10 +75,28 @@ func newScenariosCmd() *cobra.Command {
 func newValidateCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate FILE",
-		Short: "check a scenario file; errors name the file:line and the field",
-		Args:  argsRange(1, 1),
+		Short: "check a scenario or sweep file; errors name the file:line and the field",
+		Long: `Check a scenario file, a built-in scenario or a sweep file (one with a
+top-level grid, zip or base key: every point is expanded, parsed,
+validated and built, with errors at the sweep file's lines). FILE "-"
+reads standard input. An empty file or input is bad input.`,
+		Example: `  dcsim validate my.yaml
+  dcsim show default --set workload.load=0.8 | dcsim validate -`,
+		Args: argsRange(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := scenario.Load(args[0], nil)
+			name, data, err := validateInput(cmd, args[0])
+			if err != nil {
+				return badInput(err)
+			}
+			if data != nil && sweep.IsSweepFile(data) {
+				return validateSweep(cmd, name, data)
+			}
+			var s *scenario.Scenario
+			if data == nil {
+				s, err = scenario.Load(name, nil)
+			} else {
+				s, err = scenario.Parse(name, data, nil)
+			}
 			if err != nil {
 				return badInput(err)
 			}
@@ -84,7 +104,7 @@ func newValidateCmd() *cobra.Command {
 				return badInput(err)
 			}
 			printWarnings(cmd.ErrOrStderr(), s)
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", args[0])
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", name)
 			return nil
 		},
 	}

@@ -31,7 +31,7 @@ func main() {
 	if !isChild() {
 		os.Exit(supervise(os.Args[1:], os.Stderr))
 	}
-	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if code == 2 {
 		code = exitChildBadInput // the parent maps it back to 2 (child.go)
 	}
@@ -39,10 +39,12 @@ func main() {
 }
 
 // run executes the command line and returns the exit status: 0 ok, 2 bad
-// input (one line on stderr), 1 any other failure.
-func run(args []string, stdout, stderr io.Writer) int {
+// input (one line on stderr), 1 any other failure. stdin is what a
+// SCENARIO or FILE argument "-" reads.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteC()
@@ -102,7 +104,7 @@ Exit status: 0 ok, 2 bad input (one line naming the file:line or field),
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
-	root.AddCommand(newRunCmd(), newShowCmd(), newScenariosCmd(), withSweepValidation(newValidateCmd()), newVersionCmd(), newSweepCmd(), newReportCmd())
+	root.AddCommand(newRunCmd(), newShowCmd(), newScenariosCmd(), newValidateCmd(), newVersionCmd(), newSweepCmd(), newReportCmd())
 	return root
 }
 

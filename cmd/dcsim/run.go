@@ -27,7 +27,8 @@ func newRunCmd() *cobra.Command {
 		Short: "run one scenario and print its summary",
 		Long: `Run one scenario: a built-in name (see "dcsim scenarios") or a YAML file.
 With no argument it runs the built-in "default": 128 hosts on a 100 Gbps
-spine-leaf, WebSearch at 50% load.
+spine-leaf, WebSearch at 50% load; "-" reads the scenario from standard
+input.
 
 The run writes flows.parquet, scenario.yaml and run.parquet into --out
 (and samples.parquet when trace.interval > 0, iterations.parquet and
@@ -49,7 +50,7 @@ and writes nothing.`,
 				}
 				sets = append(sets, "seed="+strconv.FormatInt(seed, 10))
 			}
-			s, err := scenario.Load(name, sets)
+			s, err := loadScenario(cmd, name, sets)
 			if err != nil {
 				return badInput(err)
 			}

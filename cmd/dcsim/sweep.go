@@ -251,31 +251,21 @@ func printSweepSummary(w io.Writer, spec *sweep.Spec, total int, shard sweep.Sha
 	fmt.Fprintf(w, "results in %s; summarise with: dcsim report %s\n", opt.Out, opt.Out)
 }
 
-// withSweepValidation makes "dcsim validate" accept sweep files as well:
-// a file with a top-level grid, zip or base key is expanded and every
-// point checked (parsed, validated and built), with errors at the sweep
-// file's lines; any other file goes to the scenario validation.
-func withSweepValidation(cmd *cobra.Command) *cobra.Command {
-	scenarioRun := cmd.RunE
-	cmd.Short = "check a scenario or sweep file; errors name the file:line and the field"
-	cmd.RunE = func(c *cobra.Command, args []string) error {
-		data, err := scenario.ReadFile(args[0])
-		if err != nil || !sweep.IsSweepFile(data) {
-			return scenarioRun(c, args)
-		}
-		spec, err := sweep.Parse(args[0], data)
-		if err != nil {
-			return badInput(err)
-		}
-		points, err := spec.Points()
-		if err != nil {
-			return badInput(err)
-		}
-		if err := spec.Check(points); err != nil {
-			return badInput(err)
-		}
-		fmt.Fprintf(c.OutOrStdout(), "%s: ok (sweep %s, %s)\n", args[0], spec.Name, sweep.Count(len(points), "point"))
-		return nil
+// validateSweep is "dcsim validate" of a sweep file (data, read from
+// name): every point expanded, parsed, validated and built, with errors
+// at the sweep file's lines.
+func validateSweep(c *cobra.Command, name string, data []byte) error {
+	spec, err := sweep.Parse(name, data)
+	if err != nil {
+		return badInput(err)
 	}
-	return cmd
+	points, err := spec.Points()
+	if err != nil {
+		return badInput(err)
+	}
+	if err := spec.Check(points); err != nil {
+		return badInput(err)
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%s: ok (sweep %s, %s)\n", name, spec.Name, sweep.Count(len(points), "point"))
+	return nil
 }
