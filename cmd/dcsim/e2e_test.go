@@ -143,6 +143,15 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"run", "--bogus"}, "unknown flag"},
 		{"too many args", []string{"run", "a", "b"}, "arg"},
 		{"negative seed", []string{"run", "--seed", "-3"}, "--seed"},
+		// Bad flag values, worded by one function for every flag: cobra's
+		// read `invalid argument "x" for "--seed" flag: strconv.ParseInt: ...`.
+		{"seed not a number", []string{"run", "--seed", "x"}, `dcsim: --seed: "x" is not an integer`},
+		{"seed fractional", []string{"run", "--seed=1.5"}, `dcsim: --seed: "1.5" is not an integer`},
+		{"seed out of range", []string{"run", "--seed", "99999999999999999999"}, "dcsim: --seed: 99999999999999999999 is out of range for an int64"},
+		{"quiet not a bool", []string{"run", "--quiet=maybe"}, `dcsim: --quiet: "maybe" is not true or false`},
+		{"workers not a number", []string{"sweep", "x.yaml", "-j", "two"}, `dcsim: --workers: "two" is not an integer`},
+		{"point not a number", []string{"sweep", "x.yaml", "--point", "first"}, `dcsim: --point: "first" is not an integer`},
+		{"point-memory unit", []string{"sweep", "x.yaml", "--point-memory", "8QB"}, `dcsim: --point-memory: bad size "8QB": unknown unit "QB"`},
 		{"validate missing file", []string{"validate", filepath.Join(tmp, "none.yaml")}, "none.yaml"},
 		// An empty input validated as a scenario of defaults (issue: a
 		// pipe read twice came back empty and said ok).

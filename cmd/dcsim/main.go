@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // inputError marks bad user input: the command exits with status 2.
@@ -90,6 +92,31 @@ type flagError struct{ err error }
 
 func (e *flagError) Error() string { return e.err.Error() }
 
+// flagValueError words a bad flag value, of any flag of any command, as
+// one line naming the flag and the value: pflag's own reads
+// `invalid argument "x" for "--seed" flag: strconv.ParseInt: parsing "x":
+// invalid syntax`.
+func flagValueError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err
+	}
+	name, value := "--"+iv.GetFlag().Name, iv.GetValue()
+	var num *strconv.NumError
+	switch kind := iv.GetFlag().Value.Type(); {
+	case !errors.As(err, &num):
+		return fmt.Errorf("%s: %v", name, errors.Unwrap(iv)) // a flag type of ours, e.g. sizeFlag: its own message
+	case errors.Is(num.Err, strconv.ErrRange):
+		return fmt.Errorf("%s: %s is out of range for an %s", name, value, kind)
+	case kind == "bool":
+		return fmt.Errorf("%s: %q is not true or false", name, value)
+	case strings.HasPrefix(kind, "float"):
+		return fmt.Errorf("%s: %q is not a number", name, value)
+	default:
+		return fmt.Errorf("%s: %q is not an integer", name, value)
+	}
+}
+
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dcsim",
@@ -103,7 +130,7 @@ Exit status: 0 ok, 2 bad input (one line naming the file:line or field),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{flagValueError(err)} })
 	root.AddCommand(newRunCmd(), newShowCmd(), newScenariosCmd(), newValidateCmd(), newVersionCmd(), newSweepCmd(), newReportCmd())
 	return root
 }
