@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/sweep"
@@ -54,7 +56,7 @@ A point whose run.parquet exists is skipped (a re-run resumes), unless
 (--point-memory, default the machine's memory / workers). A failing point,
 one that passes its budget, crashes or is killed, leaves error.txt in its
 directory and the others go on; the exit status is then 1. --point I runs
-point I alone in the foreground. Swept values become run.parquet columns
+point I alone in the foreground and prints its summary line. Swept values become run.parquet columns
 named by their dotted path.
 
 --shard I/N runs only the points whose index modulo N is I: N tasks with
@@ -97,7 +99,7 @@ Then "dcsim report OUT".`,
 				out = filepath.Join("out", spec.Name)
 			}
 			if cmd.Flags().Changed("point") {
-				return runOnePoint(cmd, all, point, out)
+				return runOnePoint(cmd, spec.Name, all, point, out, quiet)
 			}
 			stdout := cmd.OutOrStdout()
 			if dryRun {
@@ -188,9 +190,10 @@ func (s *sizeFlag) Set(v string) error {
 }
 
 // runOnePoint is --point: point index of the whole sweep, run here into
-// its directory under out. A point child of a sweep runs this way, with
-// its memory budget.
-func runOnePoint(cmd *cobra.Command, all []sweep.Point, index int, out string) error {
+// its directory under out, then its summary line on stdout (on a pipe as
+// on a terminal) unless quiet. A point child of a sweep runs this way,
+// with its memory budget and --quiet.
+func runOnePoint(cmd *cobra.Command, sweepName string, all []sweep.Point, index int, out string, quiet bool) error {
 	if index < 0 || index >= len(all) {
 		return badInput(fmt.Errorf("--point: %d is not a point index (the sweep has %d: 0..%d)", index, len(all), len(all)-1))
 	}
@@ -203,7 +206,29 @@ func runOnePoint(cmd *cobra.Command, all []sweep.Point, index int, out string) e
 	if err := sweep.RunPoint(p, dir, version()); err != nil {
 		return err
 	}
+	if quiet {
+		return nil
+	}
+	run, _, err := analysis.ReadRun(filepath.Join(dir, analysis.RunFile))
+	if err != nil {
+		return fmt.Errorf("reading the point's results: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "sweep %s point %d (%s): %s; results in %s\n", sweepName, index, p.Label(), pointSummary(&run), dir)
 	return nil
+}
+
+// pointSummary is a run's one-line summary: simulated time, flows, the
+// clamped slowdowns when flows finished in the window (none do in a
+// training run), wall time.
+func pointSummary(r *analysis.RunRecord) string {
+	s := fmt.Sprintf("simulated %v", engine.Time(r.SimTimeNs)*engine.Nanosecond)
+	if r.FlowsTotal > 0 { // halo and mpitrace messages are not flows
+		s += fmt.Sprintf(", %d of %d flows finished", r.FlowsDone, r.FlowsTotal)
+	}
+	if !math.IsNaN(r.MeanSlowdown) {
+		s += fmt.Sprintf(", slowdown mean %.3f p99 %.3f", r.MeanSlowdown, r.P99Slowdown)
+	}
+	return s + fmt.Sprintf(", in %.1f s", r.WallSeconds)
 }
 
 func newSweepProgress(w io.Writer, total int) *progressbar.ProgressBar {

@@ -114,6 +114,26 @@ func TestSweepCommand(t *testing.T) {
 	}
 }
 
+// --point I prints its summary line when stdout is a pipe (here a
+// buffer) as on a terminal; it printed nothing. --quiet, as a sweep's
+// point children run, prints nothing.
+func TestSweepPointSummary(t *testing.T) {
+	sw := sweepDir(t, cliSweep)
+	out := filepath.Join(t.TempDir(), "out")
+	pts := loadPoints(t, sw)
+	code, stdout, stderr := runCLI(t, "sweep", sw, "--out", out, "--point", "3")
+	want := "sweep cli point 3 (nic.scheduler=fair-message seed=2): simulated "
+	wantEnd := "; results in " + sweep.Dir(out, &pts[3]) + "\n"
+	if code != 0 || !strings.HasPrefix(stdout, want) || !strings.HasSuffix(stdout, wantEnd) ||
+		!strings.Contains(stdout, " flows finished, slowdown mean ") || strings.Count(stdout, "\n") != 1 || stderr != "" {
+		t.Errorf("got exit %d, stdout %q, stderr %q; want one line %q...%q", code, stdout, stderr, want, wantEnd)
+	}
+	code, stdout, stderr = runCLI(t, "sweep", sw, "--out", out, "--point", "3", "--quiet")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("--quiet: got exit %d, stdout %q, stderr %q; want 0 and nothing", code, stdout, stderr)
+	}
+}
+
 // Bad sweep input exits 2 with one line naming file:line, and writes
 // nothing.
 func TestSweepBadInput(t *testing.T) {
