@@ -3,6 +3,7 @@ package wiring
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/scenario"
@@ -99,6 +100,30 @@ func (r *Result) haloSummary() string {
 	}
 	return fmt.Sprintf("halo: %d batches, %d violations, %d particles read before visible; %d of %d particles received; %.4f operations per particle; mean publish latency %.0f ns\n",
 		c["halo.batches"], c["halo.violations"], c["halo.stale_particles"], c["halo.particles_received"], c["halo.particles_sent"], perParticle, mean)
+}
+
+// mpitraceSummary is the terminal's line for each mpitrace workload:
+// ranks, iterations, messages and the execution time (mpitrace.exec_ns).
+func (s *Sim) mpitraceSummary() string {
+	var b strings.Builder
+	for _, l := range s.loops {
+		m, ok := l.(*scenario.MPITraceLoop)
+		if !ok || m.Exec == nil {
+			continue
+		}
+		p, x := m.Config.Program, m.Exec
+		exec := "unfinished: the run ended first"
+		if t := x.ExecTime(); t >= 0 {
+			exec = fmt.Sprintf("%.3f ms (to the last rank's end, its final compute included)", t.Seconds()*1e3)
+		}
+		its := "iterations"
+		if p.Iterations == 1 {
+			its = "iteration"
+		}
+		fmt.Fprintf(&b, "mpitrace %s: %d ranks, %d %s, %d of %d messages done (%s posted); execution time %s\n",
+			p.Name, p.Ranks(), p.Iterations, its, x.Done, x.Messages, analysis.HumanSize(x.Bytes), exec)
+	}
+	return b.String()
 }
 
 // ClosedLoops are the run's closed-loop workloads (halo, mpitrace), for

@@ -1,9 +1,11 @@
 package wiring
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
@@ -108,5 +110,32 @@ func TestHaloDeterministic(t *testing.T) {
 	}
 	if !reflect.DeepEqual(files[0], files[1]) {
 		t.Errorf("two runs with one seed wrote different batches.parquet")
+	}
+}
+
+// An mpitrace run's headline says what the application did (ranks,
+// iterations, messages, execution time = mpitrace.exec_ns), and not
+// "flows 0 posted": its messages are not flows. Cut short by the drain
+// limit, it says the workload did not finish, not "0 flows unfinished".
+func TestMPITraceHeadline(t *testing.T) {
+	sets := []string{"topology.kind=fat-tree", "topology.k=4", "cc.algorithm=none", "workload.kind=mpitrace",
+		"workload.mpitrace.iterations=1", "duration=1us"}
+	res := mustBuild(t, "default", sets...).Run(Options{RunID: "r"})
+	c := res.Run.Counters
+	want := fmt.Sprintf("mpitrace ptrans: 16 ranks, 1 iteration, %d of %d messages done (%s posted); execution time %.3f ms (",
+		c["mpitrace.done"], c["mpitrace.messages"], analysis.HumanSize(c["mpitrace.bytes"]), float64(c["mpitrace.exec_ns"])/1e6)
+	h := res.Headline()
+	if c["mpitrace.messages"] == 0 || c["mpitrace.exec_ns"] <= 0 || !strings.Contains(h, want) || strings.Contains(h, "flows ") {
+		t.Errorf("headline:\n%s\nwant a line with %q and no flows", h, want)
+	}
+	short := mustBuild(t, "default", append(sets, "drain_limit=100us")...).Run(Options{RunID: "r"})
+	h = short.Headline()
+	for _, w := range []string{"execution time unfinished: the run ended first", "note: the drain limit ended the run before the mpitrace workload finished (drain_limit 100us)"} {
+		if !strings.Contains(h, w) {
+			t.Errorf("cut short, headline:\n%s\nwant %q", h, w)
+		}
+	}
+	if strings.Contains(h, "flows") {
+		t.Errorf("cut short, headline:\n%s\nmentions flows", h)
 	}
 }

@@ -323,11 +323,16 @@ func (r *Result) Headline() string {
 		// of the flows that started in it says nothing.
 		achieved = fmt.Sprintf("; achieved load %.3f", r.Run.AchievedLoad)
 	}
-	fmt.Fprintf(&b, "flows %d posted, %d finished%s; drops %d B; PFC pauses %d; NACKs %d; RTOs %d; CNPs %d\n",
-		r.Run.FlowsTotal, r.Run.FlowsDone, achieved, r.Run.BytesDropped, r.Run.PFCPauseFrames,
-		r.Run.NACKs, r.Run.RTOTimeouts, r.Run.CNPs)
+	if r.Run.FlowsTotal > 0 || len(r.Sim.loops) == 0 {
+		// A closed-loop workload's messages are not flows: its own line
+		// below says what it did.
+		fmt.Fprintf(&b, "flows %d posted, %d finished%s; ", r.Run.FlowsTotal, r.Run.FlowsDone, achieved)
+	}
+	fmt.Fprintf(&b, "drops %d B; PFC pauses %d; NACKs %d; RTOs %d; CNPs %d\n",
+		r.Run.BytesDropped, r.Run.PFCPauseFrames, r.Run.NACKs, r.Run.RTOTimeouts, r.Run.CNPs)
 	b.WriteString(r.Sim.trainingSummary())
 	b.WriteString(r.haloSummary())
+	b.WriteString(r.Sim.mpitraceSummary())
 	tp := r.Sim.trainingProgress()
 	switch {
 	case r.Sim.Training() && tp.IterationsDone < tp.Iterations:
@@ -336,7 +341,11 @@ func (r *Result) Headline() string {
 	case r.Run.FlowsTotal == 0 && !r.Sim.Training() && len(r.Sim.loops) == 0:
 		fmt.Fprintf(&b, "note: no flow started within the duration (%v); a longer duration or a higher load gives some\n", sc.Duration)
 	}
-	if !r.Drained {
+	switch {
+	case !r.Drained && r.Run.FlowsTotal == 0 && len(r.Sim.loops) > 0:
+		fmt.Fprintf(&b, "note: the drain limit ended the run before the %s workload finished (drain_limit %v); give it more time, e.g. --set drain_limit=1s\n",
+			sc.Workload.Kind, sc.DrainLimit)
+	case !r.Drained:
 		fmt.Fprintf(&b, "note: the drain limit ended the run with %d flows unfinished (recorded with null finish)\n",
 			r.Run.FlowsTotal-r.Run.FlowsDone)
 	}
