@@ -112,7 +112,9 @@
 // FormatGroups and WriteCSV print groups, Plot draws them (PNG or SVG,
 // gonum/plot): p50 and p99 slowdown per size bucket against the bucket's
 // largest flow (log x), the CDF of slowdown, slowdown per group, and
-// iteration time per group for training runs. This is what "dcsim report"
+// iteration time per group for training runs, two panels a row (one when
+// there is one), 6 x 4.5 in each, every panel laid out in a tile of its
+// own so that no title or label leaves it. This is what "dcsim report"
 // prints and draws.
 //
 // # Example

@@ -88,40 +88,41 @@ func Plot(w io.Writer, format string, groups []*Group) error {
 		panels = append(panels, legendPanel(labels))
 	}
 
-	const cols = 2
+	// Each panel is drawn into a tile of its own, which it lays out alone:
+	// title, axes, tick labels and data all inside the tile. plot.Align,
+	// which lined up the data areas of a row and a column, measured each
+	// panel before cropping it and placed titles past the tile's top edge
+	// (the first row's title cut off at the image's) and others far from
+	// their data.
+	cols := min(2, len(panels))
 	rows := (len(panels) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for i := range grid {
-		grid[i] = make([]*plot.Plot, cols)
-	}
-	for i, p := range panels {
-		grid[i/cols][i%cols] = p
-	}
-	width, height := 12*vg.Inch, vg.Length(rows)*4.5*vg.Inch
+	width, height := vg.Length(cols)*6*vg.Inch, vg.Length(rows)*4.5*vg.Inch
 
 	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(110))}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(plotDPI))}
 	case "svg":
 		c = vgsvg.New(width, height)
 	default:
 		return fmt.Errorf("plot format %q: want png or svg", format)
 	}
 	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Inch / 4, PadY: vg.Inch / 4,
-		PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
-	canvases := plot.Align(grid, tiles, dc)
-	for j := range grid {
-		for i, p := range grid[j] {
-			if p != nil {
-				p.Draw(canvases[j][i])
-			}
-		}
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Inch / 4, PadY: plotPad,
+		PadTop: plotPad, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
+	for i, p := range panels {
+		p.Draw(tiles.At(dc, i%cols, i/cols))
 	}
 	_, err := c.WriteTo(w)
 	return err
 }
+
+// plotDPI is the PNG's resolution; plotPad the blank margin above every
+// row of panels, which nothing is drawn into.
+const (
+	plotDPI = 110
+	plotPad = vg.Inch / 4
+)
 
 // bySizePlot draws stat of each size bucket against the bucket's largest
 // flow size, one line per group. The groups go to plotutil in one call,
@@ -227,7 +228,10 @@ func legendPanel(labels []string) *plot.Plot {
 // group on a log axis: means near 1 and tails in the hundreds are both
 // readable, as bars from zero on a linear axis are not.
 func dotPlot(groups []*Group, labels []string) *plot.Plot {
-	p := newPlot("mean (circles) and p99 (triangles) slowdown per group", "", "slowdown (fct / ideal fct, clamped at 1; log scale)")
+	// A y label longer than the data area is tall shrinks the data area
+	// to the label's length (gonum pads the data to every glyph box):
+	// keep it short.
+	p := newPlot("mean (circles) and p99 (triangles) slowdown per group", "", "slowdown (clamped at 1; log scale)")
 	p.Legend = plot.NewLegend()
 	top := 1.0
 	for k, stat := range []func(*Group) float64{

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/dcsim/dcsim/analysis"
 )
@@ -337,22 +338,67 @@ func TestDefaultGroupBySeparatesConfigs(t *testing.T) {
 // A report of training runs only draws the iteration panel, not four
 // empty slowdown panels; a cloud report draws its four slowdown panels and
 // a legend panel, so that no legend sits on the data (issue #15, first
-// use). Each row of panels is 4.5 in at 110 dpi.
+// use). Each row of panels is 4.5 in at 110 dpi, each column 6 in; a
+// lone panel takes one column, not half of an empty two-column figure.
 func TestPlotPanels(t *testing.T) {
 	train := &Results{Runs: []*RunResult{{Run: analysis.RunRecord{Scheduler: "fair", CC: "dcqcn", Workload: "collective:allreduce"},
 		Iterations: []analysis.IterationRecord{{DurationNs: 4e6}}}}}
 	_, cloud := collected(t)
 	for _, tc := range []struct {
-		name   string
-		res    *Results
-		height int
-	}{{"training only", train, 495}, {"cloud", cloud, 1485}} {
+		name          string
+		res           *Results
+		width, height int
+	}{{"training only", train, 660, 495}, {"cloud", cloud, 1320, 1485}} {
 		groups, err := tc.res.Group(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w, h := plotSize(t, groups); w != 1320 || h != tc.height {
-			t.Errorf("%s: got a %dx%d PNG, want 1320x%d", tc.name, w, h, tc.height)
+		if w, h := plotSize(t, groups); w != tc.width || h != tc.height {
+			t.Errorf("%s: got a %dx%d PNG, want %dx%d", tc.name, w, h, tc.width, tc.height)
+		}
+	}
+}
+
+// Every panel stays inside its tile: the margin above each row of panels
+// is blank and a title starts just below it. plot.Align, used before,
+// pushed the first row's titles to the image's top edge (cut off) and
+// others away from their panels.
+func TestPlotPanelsInsideTiles(t *testing.T) {
+	_, res := collected(t)
+	groups, err := res.Group([]string{"scheduler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Plot(&buf, "png", groups); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	ink := func(y0, y1 float64) bool { // any non-white pixel in rows [y0, y1)
+		for y := int(math.Ceil(y0)); y < int(y1); y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				if r, g, bl, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	px := func(l vg.Length) float64 { return l.Points() / 72 * plotDPI }
+	const rows = 3 // 2 slowdown-by-size panels, the CDF, the dots, the legend
+	pad, bottom := px(plotPad), px(vg.Inch/8)
+	tile := (float64(b.Dy()) - pad - bottom - (rows-1)*pad) / rows
+	for r := range rows {
+		top := pad + float64(r)*(tile+pad)
+		if ink(top-pad+1, top-1) {
+			t.Errorf("row %d: ink in the margin above it, rows %.0f-%.0f: a panel is drawn outside its tile", r, top-pad, top)
+		}
+		if !ink(top, top+pad) {
+			t.Errorf("row %d: no title in the %.0f pixel rows below its top, %.0f", r, pad, top)
 		}
 	}
 }
