@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"image"
 	"image/png"
 	"math"
 	"os"
@@ -180,15 +181,22 @@ func TestIterationsReportedAndPlotted(t *testing.T) {
 // plotSize draws groups as PNG and returns its size in pixels.
 func plotSize(t *testing.T, groups []*Group) (w, h int) {
 	t.Helper()
-	var img bytes.Buffer
-	if err := Plot(&img, "png", groups); err != nil {
+	b := plotImage(t, groups).Bounds()
+	return b.Dx(), b.Dy()
+}
+
+// plotImage draws groups as PNG and decodes it.
+func plotImage(t *testing.T, groups []*Group) image.Image {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Plot(&buf, "png", groups); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := png.DecodeConfig(&img)
+	img, err := png.Decode(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg.Width, cfg.Height
+	return img
 }
 
 func TestFormatAndCSV(t *testing.T) {
@@ -241,6 +249,7 @@ func TestFormatAndCSV(t *testing.T) {
 			t.Errorf("%s: CSV totals %v, want %s", g.Label(), rec[len(rec)-3:], want)
 		}
 	}
+	checkPanelsInsideTiles(t, groups)
 	var svg bytes.Buffer
 	if err := Plot(&svg, "svg", groups); err != nil {
 		t.Fatal(err)
@@ -359,24 +368,14 @@ func TestPlotPanels(t *testing.T) {
 	}
 }
 
-// Every panel stays inside its tile: the margin above each row of panels
-// is blank and a title starts just below it. plot.Align, used before,
+// checkPanelsInsideTiles checks that every panel of the groups' figure
+// stays inside its tile: the margin above each row of panels is blank
+// and a title starts just below it. plot.Align, used before,
 // pushed the first row's titles to the image's top edge (cut off) and
 // others away from their panels.
-func TestPlotPanelsInsideTiles(t *testing.T) {
-	_, res := collected(t)
-	groups, err := res.Group([]string{"scheduler"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Plot(&buf, "png", groups); err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+func checkPanelsInsideTiles(t *testing.T, groups []*Group) {
+	t.Helper()
+	img := plotImage(t, groups)
 	b := img.Bounds()
 	ink := func(y0, y1 float64) bool { // any non-white pixel in rows [y0, y1)
 		for y := int(math.Ceil(y0)); y < int(y1); y++ {
