@@ -2,6 +2,11 @@
 // datacenter network simulator. It only parses flags and calls the
 // library: everything it does, a notebook or another Go program can do by
 // calling package scenario the same way.
+//
+// Bad input exits 2 with one line naming the file:line, the field or the
+// flag: a flag value that does not parse is worded once for every flag
+// (flagValueError), and a SCENARIO or FILE of "-" is standard input, read
+// once (input.go), an empty one being bad input.
 package main
 
 import (

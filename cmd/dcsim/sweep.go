@@ -56,8 +56,8 @@ A point whose run.parquet exists is skipped (a re-run resumes), unless
 (--point-memory, default the machine's memory / workers). A failing point,
 one that passes its budget, crashes or is killed, leaves error.txt in its
 directory and the others go on; the exit status is then 1. --point I runs
-point I alone in the foreground and prints its summary line. Swept values become run.parquet columns
-named by their dotted path.
+point I alone in the foreground and prints its summary line. Swept values
+become run.parquet columns named by their dotted path.
 
 --shard I/N runs only the points whose index modulo N is I: N tasks with
 I = 0..N-1 (a SLURM array, a Kubernetes indexed Job) cover the sweep
