@@ -155,6 +155,7 @@ func TestBadInput(t *testing.T) {
 		{"validate missing file", []string{"validate", filepath.Join(tmp, "none.yaml")}, "none.yaml"},
 		// An empty input validated as a scenario of defaults (issue: a
 		// pipe read twice came back empty and said ok).
+		{"sweep from stdin", []string{"sweep", "-"}, `dcsim: sweep: FILE "-" (standard input) is not supported`},
 		{"validate empty stdin", []string{"validate", "-"}, "dcsim: <stdin>: empty input: no scenario or sweep was piped in"},
 		{"validate empty file", []string{"validate", write("empty.yaml", "# nothing here\n\n")}, "empty.yaml: empty: no scenario or sweep to validate"},
 		{"run empty stdin", []string{"run", "-"}, "dcsim: <stdin>: empty input"},

@@ -78,6 +78,11 @@ Then "dcsim report OUT".`,
 			if workers < 0 {
 				return badInput(fmt.Errorf("--workers: %d is negative", workers))
 			}
+			if args[0] == stdinArg {
+				// Every point's process reads the sweep file again (--point I),
+				// so a sweep must be a file.
+				return badInput(fmt.Errorf("sweep: FILE %q (standard input) is not supported: each point's process re-reads the sweep file; save it to a file first (\"dcsim validate -\" checks a piped sweep)", stdinArg))
+			}
 			data, err := scenario.ReadFile(args[0])
 			if err != nil {
 				return badInput(fmt.Errorf("read sweep: %w", err))
