@@ -76,7 +76,7 @@ type node struct {
 
 const (
 	bucketShift  = 5 // 32 ps per bucket
-	wheelBuckets = 16384
+	wheelBuckets = 32768
 	wheelMask    = wheelBuckets - 1
 	wheelWords   = wheelBuckets / 64
 )
