@@ -28,7 +28,7 @@
 // flight in its own ring and has only its next delivery in the queue, and a
 // NIC keeps one retransmission check per host rather than one per QP.
 //
-// Measured choice: a timing wheel (16384 buckets of 32 ps, a 524 ns
+// Measured choice: a timing wheel (32768 buckets of 32 ps, a 1.05 us
 // window, sorted rings threaded through one recycled node pool) in front
 // of a 4-ary heap for events beyond the window. In a packet network nearly
 // every event is a serialization time or a gap between packets ahead, so
@@ -56,11 +56,19 @@
 // line), so a line covers 512 ps (the first wheel's covered 4 ns): with
 // first and last pointers (8-byte buckets) and a 2.1 us window,
 // BenchmarkDeepQueues/none (a million packets queued, memory bound) lost
-// 5-11% in 4 of 4 interleaved runs. The 524 ns window sends a
-// delivery onto an idle 1 us link (1.08 us ahead) to the heap: 0.5-1.5% of
-// the events. The total order is unchanged (time, then sequence), so no
-// output changed; the measurements are in the README ("Events per packet
-// and the event queue").
+// 5-11% in 4 of 4 interleaved runs. The window is 1.05 us (32768
+// buckets, 128 KiB of tails): with 524 ns (16384 buckets, until
+// 2026-12-02) BenchmarkQueue's uniform 1 us spread went half to the far
+// heap and pending=1e3 ran 4.6x slower than with the 512 ps wheel; over 6
+// old-new-new-old runs each (load average 8-15) pending=1e3 went 201 -> 91
+// ns (-55%, p = 0.015), pending=1e1 172 -> 78 ns and 1e5 1.21 -> 1.07 us
+// (both ~); BenchmarkNetwork/dcqcn 394k -> 404k pkts/cpu-s (p = 0.82)
+// and BenchmarkFlowList/streamed 214k -> 200k (p = 0.49) did not move
+// (both a third of their usual speed on the loaded machine). A delivery
+// onto an idle 1 us link (1.08 us ahead) still goes to the heap: 0.5-1.5%
+// of the events. The total order is unchanged (time, then sequence), so
+// no output changed; the measurements are in the README ("Events per
+// packet and the event queue").
 //
 // # Randomness
 //

@@ -17,7 +17,7 @@ func (a *event) before(b *event) bool {
 
 // Queue orders events by (time, sequence). It is a timing wheel in front of
 // a heap: an event due within the wheel's window (wheelBuckets buckets of
-// 2^bucketShift ps, 524 ns from the bucket being served) goes into the
+// 2^bucketShift ps, 1.05 us from the bucket being served) goes into the
 // list of its time's bucket; a later one goes into the overflow heap and
 // moves into the wheel when the window reaches it.
 //
@@ -44,7 +44,7 @@ func (a *event) before(b *event) bool {
 // lists are rings threaded through one pool of nodes, recycled last-in
 // first-out: a bucket holds only its last node, whose link is the first,
 // so a bucket costs 4 bytes and a 64-byte line of them covers 512 ps. The
-// wheel's memory is the pool (40 bytes per pending event) plus 68 KiB of
+// wheel's memory is the pool (40 bytes per pending event) plus 136 KiB of
 // list tails and flags, of which the lines of the next few hundred ns are
 // in use; it allocates nothing once the pool has grown to the peak number
 // of pending events. The bucket width is a measured choice (engine
