@@ -19,7 +19,7 @@ func (n *Network) allPorts(f func(pt *Port)) {
 func (n *Network) InTransit() (packets, payload int64) {
 	n.allPorts(func(pt *Port) {
 		for c := range pt.cls {
-			pt.cls[c].q.each(func(p *Packet) {
+			pt.cls[c].q.each(n.Pool, func(p *Packet) {
 				packets++
 				payload += int64(p.Payload)
 			})
@@ -37,7 +37,7 @@ func (n *Network) InTransit() (packets, payload int64) {
 func (n *Network) CountInTransit(k Kind) (packets int64) {
 	n.allPorts(func(pt *Port) {
 		for c := range pt.cls {
-			pt.cls[c].q.each(func(p *Packet) {
+			pt.cls[c].q.each(n.Pool, func(p *Packet) {
 				if p.Kind == k {
 					packets++
 				}
@@ -66,7 +66,7 @@ func (n *Network) Check() error {
 			var total int64
 			for c := range pt.cls {
 				var b int64
-				pt.cls[c].q.each(func(p *Packet) { b += int64(p.Size) })
+				pt.cls[c].q.each(n.Pool, func(p *Packet) { b += int64(p.Size) })
 				if b != pt.cls[c].bytes {
 					return fmt.Errorf("fabric: %s port %d class %d: counted %d B, holds %d B", sw.Name, pt.Index, c, pt.cls[c].bytes, b)
 				}

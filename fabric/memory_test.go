@@ -28,47 +28,42 @@ func TestPoolHugeSlabs(t *testing.T) {
 	if got, want := pl.Allocated(), int64(n); got != want {
 		t.Fatalf("Allocated = %d, want %d", got, want)
 	}
-	if got, want := len(pl.slab), hugeSlabPackets-3; got != want {
+	// The first slab's first packet is never handed out (index 0).
+	if got, want := len(pl.slab), hugeSlabPackets-4; got != want {
 		t.Fatalf("left in the current slab: got %d, want %d (a slab of %d)", got, want, hugeSlabPackets)
 	}
 }
 
 // Arena rings have exactly the capacity asked for (a ring can never write
-// into its neighbour), rings above arenaRingMax and a nil arena come from
-// Go, and a wire and a class queue keep FIFO order while they grow out of
-// the arena into Go's heap.
+// into its neighbour), rings above arenaRingMax come from Go, and a wire
+// keeps FIFO order while it grows out of the arena into Go's heap, as a
+// class queue (linked through the packets) does beside it.
 func TestRingArena(t *testing.T) {
 	a := &ringArena{}
 	r1, r2 := a.wireRing(16), a.wireRing(16)
 	if len(r1) != 16 || cap(r1) != 16 || &r1[15] == &r2[0] || uintptr(unsafe.Pointer(&r2[0]))-uintptr(unsafe.Pointer(&r1[0])) != 16*unsafe.Sizeof(wireSlot{}) {
 		t.Fatalf("wire rings: len %d cap %d, second not right after the first", len(r1), cap(r1))
 	}
-	if f := a.fifoRing(8); len(f) != 8 || cap(f) != 8 {
-		t.Fatalf("fifo ring: len %d cap %d, want 8 8", len(f), cap(f))
-	}
 	before := len(a.slots)
 	if r := a.wireRing(arenaRingMax * 2); len(r) != arenaRingMax*2 || len(a.slots) != before {
 		t.Fatalf("a %d-slot ring came from the arena (%d slots left, %d before)", arenaRingMax*2, len(a.slots), before)
 	}
-	if r := (*ringArena)(nil).fifoRing(8); len(r) != 8 {
-		t.Fatalf("nil arena: ring of %d, want 8", len(r))
-	}
 	var pool Pool
 	var w wire
-	var q fifo
+	var q qfifo
 	const n = 3*arenaRingMax + 5
 	ps := make([]*Packet, n)
 	for i := range ps {
 		ps[i] = pool.Get()
 		ps[i].Size = 100
 		w.push(engine.Time(i), ps[i], a)
-		q.push(ps[i], a)
+		q.push(ps[i])
 	}
 	for i := range ps {
 		if got := w.pop(); got != ps[i] {
 			t.Fatalf("wire pop %d: got another packet", i)
 		}
-		if got := q.pop(); got != ps[i] {
+		if got := q.pop(&pool); got != ps[i] {
 			t.Fatalf("fifo pop %d: got another packet", i)
 		}
 	}
@@ -152,4 +147,57 @@ func TestWireHead(t *testing.T) {
 	if len(w.buf) != 128 {
 		t.Fatalf("ring of %d slots, want 128 (grown three times)", len(w.buf))
 	}
+}
+
+// A class queue linked through the packets keeps FIFO order under
+// interleaved pushes and pops across slabs, visits its packets in order,
+// and leaves every popped packet's link its own index again.
+func TestQueueLinks(t *testing.T) {
+	var pool Pool
+	var q qfifo
+	var want []*Packet
+	self := map[*Packet]uint32{}
+	for i := 0; i < 3*slabPackets; i++ {
+		p := pool.Get()
+		self[p] = p.link
+		if pool.at(p.link) != p {
+			t.Fatalf("packet %d: at(link) is another packet", i)
+		}
+		q.push(p)
+		want = append(want, p)
+		if i%3 == 2 {
+			got := q.pop(&pool)
+			if got != want[0] || got.link != self[got] {
+				t.Fatalf("pop after push %d: wrong packet or link %d, want %d", i, got.link, self[got])
+			}
+			want = want[1:]
+			if i%6 == 5 {
+				pool.Put(got)
+			}
+		}
+	}
+	k := 0
+	q.each(&pool, func(p *Packet) {
+		if p != want[k] {
+			t.Fatalf("each: packet %d out of order", k)
+		}
+		k++
+	})
+	if k != len(want) || int(q.n) != len(want) {
+		t.Fatalf("each visited %d, queue holds %d, want %d", k, q.n, len(want))
+	}
+	for _, w := range want {
+		if got := q.pop(&pool); got != w || got.link != self[got] {
+			t.Fatal("draining: wrong packet or link")
+		}
+	}
+	if q.n != 0 || q.head != nil || q.tail != nil {
+		t.Fatal("drained queue not empty")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("queueing a packet not from a pool did not panic")
+		}
+	}()
+	q.push(&Packet{})
 }

@@ -70,18 +70,24 @@ type Packet struct {
 	Seq          int64  // data: byte offset of the first payload byte; ACK/NACK: cumulative
 	Arg          int64  // kind-specific argument (PFC class, grant bytes, ...)
 	SentAt       engine.Time
-	// INT is the telemetry stack, present only on packets of runs whose
-	// congestion control asked for INT; it is owned by the packet and
-	// returned to the pool with it. Keeping it out of line keeps the
-	// packet within one cache line.
-	INT *INTStack
+	// intIdx names the packet's INT stack in its pool (0: none), present
+	// only on packets of runs whose congestion control asked for INT
+	// (Pool.Hops reads it); it is owned by the packet and returned to the
+	// pool with it. Keeping it out of line keeps the packet within one
+	// cache line.
+	intIdx uint32
+	// link is the packet's index in its pool (Pool.at), except while it
+	// is queued in a class queue behind another packet (qfifo): then it
+	// is the index of the packet queued after it. An index, not a
+	// pointer, so that the packet is pointer-free (its slabs are not
+	// scanned by the garbage collector) and the link fits beside intIdx.
+	link uint32
 }
 
 // INTStack holds a packet's INT hop records.
 type INTStack struct {
 	hops [MaxINTHops]INTHop
 	n    uint8
-	next *INTStack // free list
 }
 
 // Push records one hop, wrapping modulo MaxINTHops like the reference.
@@ -100,21 +106,33 @@ func (s *INTStack) Hops() []INTHop {
 }
 
 // Hops returns p's INT records, or nil when it carries none.
-func (p *Packet) Hops() []INTHop {
-	if p.INT == nil {
+func (pl *Pool) Hops(p *Packet) []INTHop {
+	if p.intIdx == 0 {
 		return nil
 	}
-	return p.INT.Hops()
+	return pl.ints[p.intIdx].Hops()
 }
+
+// TakeINT moves from's INT stack, if any, to p (which must carry none):
+// an ACK echoes its data packet's records.
+func (p *Packet) TakeINT(from *Packet) { p.intIdx, from.intIdx = from.intIdx, 0 }
 
 // Pool is a free list of packets. It belongs to one simulation; it is not
 // safe for concurrent use. Packets come from slabs of slabPackets, so they
 // are cache-line aligned and the free stack is reused last-in first-out
 // (the most recently freed, cache-warm packet goes out first).
+//
+// Every packet has an index in its pool (Packet.link while not queued):
+// chunks maps index i to &chunks[i>>10][i&1023], so that a class queue
+// links its packets by 32-bit index (qfifo). Index 0 is never handed out,
+// so a packet not from a pool (link 0) is caught when queued.
 type Pool struct {
 	free      []*Packet
 	slab      []Packet
-	freeINT   *INTStack
+	chunks    []*[slabPackets]Packet
+	nextIdx   uint32      // index of slab[0]
+	ints      []*INTStack // INT stacks by index; ints[0] is unused
+	freeINT   []uint32
 	allocated int64 // packets ever created
 	live      int64 // packets handed out and not returned
 }
@@ -141,21 +159,39 @@ func (pl *Pool) Get() *Packet {
 	if n := len(pl.free); n > 0 {
 		p = pl.free[n-1]
 		pl.free = pl.free[:n-1]
-		*p = Packet{}
+		*p = Packet{link: p.link}
 	} else {
 		if len(pl.slab) == 0 {
-			pl.slab = newSlab(pl.allocated)
+			pl.addSlab()
 		}
 		p = &pl.slab[0]
+		p.link = pl.nextIdx
 		pl.slab = pl.slab[1:]
+		pl.nextIdx++
 		pl.allocated++
 	}
 	pl.live++
 	return p
 }
 
-// newSlab allocates the next slab of a pool that has created allocated
-// packets so far.
+// addSlab makes the next slab the current one and indexes its packets.
+func (pl *Pool) addSlab() {
+	slab := newSlab(int64(len(pl.chunks)) * slabPackets)
+	pl.nextIdx = uint32(len(pl.chunks) * slabPackets)
+	for i := 0; i < len(slab); i += slabPackets {
+		pl.chunks = append(pl.chunks, (*[slabPackets]Packet)(slab[i:]))
+	}
+	if pl.nextIdx == 0 { // index 0 stays unused
+		slab, pl.nextIdx = slab[1:], 1
+	}
+	pl.slab = slab
+}
+
+// at is the packet of index i.
+func (pl *Pool) at(i uint32) *Packet { return &pl.chunks[i>>10][i&(slabPackets-1)] }
+
+// newSlab allocates the next slab of a pool whose slabs so far hold
+// allocated packets.
 func newSlab(allocated int64) []Packet {
 	if allocated < hugeAfter {
 		return make([]Packet, slabPackets)
@@ -165,23 +201,29 @@ func newSlab(allocated int64) []Packet {
 	return slab
 }
 
-// GetINT returns an empty INT stack.
-func (pl *Pool) GetINT() *INTStack {
-	s := pl.freeINT
-	if s == nil {
-		return new(INTStack)
+// stackINT returns p's INT stack, giving it an empty one if it has none.
+func (pl *Pool) stackINT(p *Packet) *INTStack {
+	if p.intIdx == 0 {
+		if n := len(pl.freeINT); n > 0 {
+			p.intIdx = pl.freeINT[n-1]
+			pl.freeINT = pl.freeINT[:n-1]
+			*pl.ints[p.intIdx] = INTStack{}
+		} else {
+			if len(pl.ints) == 0 {
+				pl.ints = append(pl.ints, nil)
+			}
+			p.intIdx = uint32(len(pl.ints))
+			pl.ints = append(pl.ints, new(INTStack))
+		}
 	}
-	pl.freeINT = s.next
-	*s = INTStack{}
-	return s
+	return pl.ints[p.intIdx]
 }
 
 // Put returns p (and its INT stack) to the pool.
 func (pl *Pool) Put(p *Packet) {
-	if s := p.INT; s != nil {
-		s.next = pl.freeINT
-		pl.freeINT = s
-		p.INT = nil
+	if p.intIdx != 0 {
+		pl.freeINT = append(pl.freeINT, p.intIdx)
+		p.intIdx = 0
 	}
 	p.Kind = numKinds // poison: a use after Put shows up as an unknown kind
 	pl.free = append(pl.free, p)
@@ -203,17 +245,17 @@ type fifo struct {
 	head, n int32
 }
 
-// push appends p; a full ring grows from a (nil: from Go).
-func (f *fifo) push(p *Packet, a *ringArena) {
+// push appends p.
+func (f *fifo) push(p *Packet) {
 	if int(f.n) == len(f.buf) {
-		f.grow(a)
+		f.grow()
 	}
 	f.buf[int(f.head+f.n)&(len(f.buf)-1)] = p
 	f.n++
 }
 
-func (f *fifo) grow(a *ringArena) {
-	nb := a.fifoRing(max(8, 2*len(f.buf)))
+func (f *fifo) grow() {
+	nb := make([]*Packet, max(8, 2*len(f.buf)))
 	for i := 0; i < int(f.n); i++ {
 		nb[i] = f.buf[(int(f.head)+i)&(len(f.buf)-1)]
 	}
@@ -245,11 +287,65 @@ func (f *fifo) each(fn func(p *Packet)) {
 	}
 }
 
+// qfifo is a switch port class queue: a FIFO linked through the packets
+// (Packet.link), so that a dequeue finds the next packet's index in the
+// packet it pops, a line it loads anyway, instead of in a ring slot
+// written long before (with deep queues a miss whose address the
+// prefetch of the next packet had to wait for). The queue keeps the head
+// packet's own index (its link names its successor); a packet's link is
+// its own index again once popped. Pushing writes the tail packet, queued
+// shortly before.
+type qfifo struct {
+	head, tail *Packet
+	headIdx    uint32
+	n          int32
+}
+
+// push appends p, which must come from the pool.
+func (f *qfifo) push(p *Packet) {
+	i := p.link
+	if i == 0 {
+		panic("fabric: queueing a packet that is not from the network's pool")
+	}
+	if f.n == 0 {
+		f.head, f.headIdx = p, i
+	} else {
+		f.tail.link = i
+	}
+	f.tail = p
+	f.n++
+}
+
+// pop removes the head; the caller knows the queue is not empty.
+func (f *qfifo) pop(pl *Pool) *Packet {
+	p := f.head
+	f.n--
+	if f.n > 0 {
+		next := p.link
+		p.link = f.headIdx
+		f.head, f.headIdx = pl.at(next), next
+	} else {
+		f.head, f.tail = nil, nil
+	}
+	return p
+}
+
+// each visits the packets, head first.
+func (f *qfifo) each(pl *Pool, fn func(p *Packet)) {
+	p := f.head
+	for i := int32(0); i < f.n; i++ {
+		fn(p)
+		if i+1 < f.n {
+			p = pl.at(p.link)
+		}
+	}
+}
+
 // FIFO is an exported intrusive packet queue for NICs and other endpoints.
 type FIFO struct{ f fifo }
 
 // Push appends p.
-func (q *FIFO) Push(p *Packet) { q.f.push(p, nil) }
+func (q *FIFO) Push(p *Packet) { q.f.push(p) }
 
 // Pop removes the head, or returns nil.
 func (q *FIFO) Pop() *Packet { return q.f.pop() }

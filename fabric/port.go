@@ -100,21 +100,22 @@ type Port struct {
 
 // classQ is one egress class of a port: exactly one cache line.
 type classQ struct {
-	q       fifo
+	q       qfifo
 	bytes   int64
 	ecnKmin int64 // ecn.Kmin, or MaxInt64 without marking: no ECN lookup below it
 	ecn     *ECN  // nil = no marking
 	weight  int32
+	_       [8]byte
 }
 
 // QueueBytes is the number of bytes queued in class c.
 func (pt *Port) QueueBytes(c int) int64 { return pt.cls[c].bytes }
 
 // Head is the packet at the head of class c's queue, or nil.
-func (pt *Port) Head(c int) *Packet { return pt.cls[c].q.peek() }
+func (pt *Port) Head(c int) *Packet { return pt.cls[c].q.head }
 
 // EachQueued visits the packets queued in class c, head first.
-func (pt *Port) EachQueued(c int, f func(p *Packet)) { pt.cls[c].q.each(f) }
+func (pt *Port) EachQueued(c int, f func(p *Packet)) { pt.cls[c].q.each(pt.net.Pool, f) }
 
 // QueuedBytes is the number of bytes queued in all classes.
 func (pt *Port) QueuedBytes() int64 { return pt.qTotal }
@@ -242,7 +243,7 @@ func (pt *Port) transmit(now engine.Time) {
 func (pt *Port) enqueue(now engine.Time, p *Packet) {
 	c := p.Class
 	cq := &pt.cls[c]
-	cq.q.push(p, pt.net.rings)
+	cq.q.push(p)
 	cq.bytes += int64(p.Size)
 	pt.qTotal += int64(p.Size)
 	if pt.qTotal > pt.queuedPeakB {
@@ -278,7 +279,7 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 		pt.credit--
 	}
 	cq := &pt.cls[c]
-	p := cq.q.pop()
+	p := cq.q.pop(pt.net.Pool)
 	cq.bytes -= int64(p.Size)
 	pt.qTotal -= int64(p.Size)
 	if cq.q.n == 0 {
@@ -286,7 +287,7 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 	} else {
 		// Prefetch the next packet of the class now (see wire.touchNext):
 		// it has waited in the queue since long before, out of cache.
-		prefetch.Line(unsafe.Pointer(cq.q.peek()))
+		prefetch.Line(unsafe.Pointer(cq.q.head))
 	}
 	rng := pt.net.cfg.NS3Rand
 	if pt.sw != nil && rng == nil {
@@ -304,15 +305,12 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 			}
 		}
 		if pt.stampIN {
-			if p.INT == nil {
-				p.INT = pt.net.Pool.GetINT()
-			}
 			h := INTHop{LineRate: pt.Rate, Time: now, TxBytes: pt.TxBytes, QLen: pt.qTotal}
 			if u := pt.net.cfg.INTBytesUnit; u > 0 {
 				h.TxBytes -= h.TxBytes % u
 				h.QLen -= h.QLen % pt.net.cfg.INTQLenUnit
 			}
-			p.INT.Push(h)
+			pt.net.Pool.stackINT(p).Push(h)
 		}
 	}
 	if pt.sw != nil && rng != nil {

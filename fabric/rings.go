@@ -13,7 +13,6 @@ import "unsafe"
 // unused; addresses decide no result.
 type ringArena struct {
 	slots []wireSlot
-	ptrs  []*Packet
 }
 
 const (
@@ -33,19 +32,5 @@ func (a *ringArena) wireRing(n int) []wireSlot {
 	}
 	r := a.slots[:n:n]
 	a.slots = a.slots[n:]
-	return r
-}
-
-// fifoRing returns a ring of n packet pointers.
-func (a *ringArena) fifoRing(n int) []*Packet {
-	if a == nil || n > arenaRingMax {
-		return make([]*Packet, n)
-	}
-	if len(a.ptrs) < n {
-		a.ptrs = make([]*Packet, ringBlockBytes/unsafe.Sizeof((*Packet)(nil)))
-		adviseHugePages(unsafe.Pointer(&a.ptrs[0]), ringBlockBytes)
-	}
-	r := a.ptrs[:n:n]
-	a.ptrs = a.ptrs[n:]
 	return r
 }

@@ -131,7 +131,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		fb.RTT = now - p.SentAt
 	}
 	if c.Cfg.CC.NeedsINT {
-		fb.INT = p.Hops()
+		fb.INT = c.Net.Pool.Hops(p)
 	}
 	if c.Cfg.CCEnv.NS3Arith { // the peer's transmission began a link delay and a serialization ago
 		fb.Scheduled = now - h.port.Delay - h.port.TxTime(int64(p.Size))

@@ -253,7 +253,7 @@ func (h *Host) reply(now engine.Time, p *fabric.Packet, resp rocev2.Response, se
 		a.Arg = rocev2.EncodeSack(sack)
 	}
 	a.SentAt = p.SentAt
-	a.INT, p.INT = p.INT, nil // the ACK echoes the data packet's INT stack
+	a.TakeINT(p) // the ACK echoes the data packet's INT stack
 	h.sendControl(now, a)
 }
 
