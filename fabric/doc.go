@@ -266,13 +266,14 @@
 // (Pool.Hops), so the two fit in the 8 bytes the INT pointer took and
 // the Packet holds no pointer: its slabs are not scanned by the garbage
 // collector. Order is unchanged (a FIFO per class; the discipline picks
-// the class as before), and so is every output. Measured 2026-12-02 on a loaded
-// 2-vCPU AMD EPYC host (load average 9-14; 16 runs of each binary in ABBA
-// order, each running both benchmarks in one process): the per-run ratio
-// of BenchmarkDeepQueues/none's pkts/cpu-s to BenchmarkNetwork/dcqcn's
-// 37.1% -> 44.0% median (quartiles 34.0-41.6% -> 37.1-48.2%; +19%,
-// p = 0.029), DeepQueues/none 149k -> 181k (+21%, p = 0.10, the load's
-// noise is 12-18%), Network/dcqcn 423k -> 408k (~, p = 0.59).
+// the class as before), and so is every output. Not landed: measured
+// 2026-12-02 on a loaded 2-vCPU AMD EPYC host (load average 9-14, 22
+// runs of each binary in ABBA order, each running both benchmarks in one
+// process), BenchmarkDeepQueues/none 169k -> 186k pkts/cpu-s (+10%,
+// p = 0.28; within ABBA blocks +8% median, 9 of 11 blocks, sign test
+// p = 0.065), BenchmarkNetwork/dcqcn 429k -> 418k (~, p = 0.72), their
+// per-run ratio 38.2% -> 44.0% median (p = 0.094; quartiles 35.0-44.6%
+// -> 40.5-49.4%): a gain, not shown outside the noise.
 //
 // Large fabrics span more memory than the TLB maps: a k = 32 fat-tree's
 // 49,152 ports take 44 MB in 4 KiB pages, and BenchmarkSparseFabric (the
