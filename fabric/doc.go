@@ -266,14 +266,16 @@
 // (Pool.Hops), so the two fit in the 8 bytes the INT pointer took and
 // the Packet holds no pointer: its slabs are not scanned by the garbage
 // collector. Order is unchanged (a FIFO per class; the discipline picks
-// the class as before), and so is every output. Not landed: measured
-// 2026-12-02 on a loaded 2-vCPU AMD EPYC host (load average 9-14, 22
-// runs of each binary in ABBA order, each running both benchmarks in one
-// process), BenchmarkDeepQueues/none 169k -> 186k pkts/cpu-s (+10%,
-// p = 0.28; within ABBA blocks +8% median, 9 of 11 blocks, sign test
-// p = 0.065), BenchmarkNetwork/dcqcn 429k -> 418k (~, p = 0.72), their
-// per-run ratio 38.2% -> 44.0% median (p = 0.094; quartiles 35.0-44.6%
-// -> 40.5-49.4%): a gain, not shown outside the noise.
+// the class as before), and so is every output. Measured 2026-12-02 on
+// a quiet 2-vCPU AMD EPYC host (load average about 1; 20 runs of each
+// binary in ABBA order, each running both benchmarks in one process):
+// BenchmarkDeepQueues/none 215k -> 233k pkts/cpu-s (+8.2%, p = 0.002),
+// BenchmarkNetwork/dcqcn 455k -> 476k (~, p = 0.13), their per-run ratio
+// 46.1% -> 49.3% median (+6.9%, p = 0.015). A first series on the loaded
+// host (load 9-14, 22 runs each) gave +10% (p = 0.28) and 38.2% -> 44.0%
+// (p = 0.094): the memory-bound case loses most when other processes
+// share the caches. On this host's 512 KiB-1 MiB L2 the deep-queue ratio
+// is far below the 68.8% of the Intel host with 2 MiB per vCPU.
 //
 // Large fabrics span more memory than the TLB maps: a k = 32 fat-tree's
 // 49,152 ports take 44 MB in 4 KiB pages, and BenchmarkSparseFabric (the
