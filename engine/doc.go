@@ -67,8 +67,8 @@
 // (both a third of their usual speed on the loaded machine). A delivery
 // onto an idle 1 us link (1.08 us ahead) still goes to the heap: 0.5-1.5%
 // of the events. The total order is unchanged (time, then sequence), so
-// no output changed; the measurements are in the README ("Events per
-// packet and the event queue").
+// no output changed; the measurements are in docs/performance-notes.md
+// ("Events per packet and the event queue").
 //
 // # Randomness
 //

@@ -251,8 +251,8 @@
 // boundaries (together half the page faults, the same system time, 26%
 // more heap address space); CLDEMOTE of a packet queued behind others;
 // PREFETCHT1 for PREFETCHT0. Removing either prefetch costs 18%
-// (dequeue) and 9% (delivery). Figures in README "Large fabrics and deep
-// queues".
+// (dequeue) and 9% (delivery). Figures in docs/performance-notes.md,
+// section 2 (the history of README "Large fabrics and deep queues").
 //
 // So a switch port's class queue is a FIFO linked through its packets
 // (qfifo), not a ring of pointers: the dequeue finds the next packet's
@@ -310,11 +310,11 @@
 // off the chain. And ECMP takes a single next hop (a down port) from
 // Switch.nextHops as a port number, without loading the one-element slice
 // of portIDs that Routes returns (1.0 s of the same profile). Measured in
-// README "Large fabrics and deep queues".
+// docs/performance-notes.md, section 2.
 //
 // Then the per-hop state was laid out again so that a hop touches fewer
-// lines (issue #19; the table in README "Large fabrics and deep queues"
-// counts them: about 21 distinct lines per switch hop before, 16 after,
+// lines (issue #19; the per-hop lines table in docs/performance-notes.md,
+// section 2, counts them: about 21 distinct lines per switch hop before, 16 after,
 // two of those pairs). A hop of a data packet is the delivery at the
 // upstream port A, the switch's Receive (route, admission, enqueue) and
 // the egress port B's transmission:
