@@ -221,6 +221,13 @@ func Builtins() []Builtin {
 	return out
 }
 
+// IsBuiltin reports whether name is a built-in scenario, which Load
+// prefers to a file of that name.
+func IsBuiltin(name string) bool {
+	_, ok := lookupBuiltin(name)
+	return ok
+}
+
 func lookupBuiltin(name string) (builtin, bool) {
 	for _, b := range builtins {
 		if b.Name == name {

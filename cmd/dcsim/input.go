@@ -56,10 +56,8 @@ func validateInput(cmd *cobra.Command, arg string) (name string, data []byte, er
 		data, err := readStdin(cmd)
 		return stdinName, data, err
 	}
-	for _, b := range scenario.Builtins() {
-		if b.Name == arg { // Load prefers a built-in to a file of that name
-			return arg, nil, nil
-		}
+	if scenario.IsBuiltin(arg) { // Load prefers a built-in to a file of that name
+		return arg, nil, nil
 	}
 	data, err = scenario.ReadFile(arg)
 	if err != nil {
