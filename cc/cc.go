@@ -84,6 +84,19 @@ type Spec struct {
 	// them in the class of the data they acknowledge. Scenarios apply it
 	// when nic.ack_class is auto.
 	AckHighPrio bool
+	// INTMulti is the reference model's INT_MULTI (int-header.h
+	// IntHop::multi): the unit multiplier of the INT records an algorithm
+	// reads. Under the ns-3 profile switches quantise the stamped byte
+	// counter to 128*INTMulti B and the queue length to 80*INTMulti B.
+	// 0 when the algorithm reads no INT.
+	INTMulti int64
+	// ChangeRate says that the reference NIC applies each of this
+	// algorithm's updates through RdmaHw::ChangeRate (rdma-hw.cc), which
+	// re-paces the pending transmission and pulls the NIC's wake-up
+	// earlier (QbbNetDevice::UpdateNextAvail): HPCC's UpdateRateHp does;
+	// DCQCN, TIMELY and DCTCP assign m_rate directly. Only the ns-3
+	// profile reads it (rnic.Compat.RepaceOnChangeRate).
+	ChangeRate bool
 	// New builds the state machine for one QP.
 	New func(env Env) Algorithm
 }

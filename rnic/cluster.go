@@ -106,12 +106,13 @@ type Compat struct {
 	// (rdma-hw.cc RdmaHw::UpdateNextAvail, ChangeRate:
 	// Seconds(DataRate::CalculateTxTime)).
 	WholeNsPacing bool
-	// RepaceOnlyHPCC moves a pending pacing time on a rate change only
-	// when the algorithm is HPCC, always by the whole-ns difference and
-	// even when that time has passed (rdma-hw.cc RdmaHw::ChangeRate, which
-	// only HPCC calls; DCQCN, TIMELY and DCTCP assign m_rate directly).
-	// Off, every algorithm's rate change moves a pending pacing time.
-	RepaceOnlyHPCC bool
+	// RepaceOnChangeRate moves a pending pacing time on a rate change only
+	// when the algorithm's updates go through ns-3's ChangeRate
+	// (cc.Spec.ChangeRate: HPCC), always by the whole-ns difference and
+	// even when that time has passed (rdma-hw.cc RdmaHw::ChangeRate;
+	// DCQCN, TIMELY and DCTCP assign m_rate directly). Off, every
+	// algorithm's rate change moves a pending pacing time.
+	RepaceOnChangeRate bool
 	// NS3Egress runs the NIC's transmit loop as ns-3's
 	// QbbNetDevice::DequeueAndTransmit does: the scheduler is asked on
 	// every transmit opportunity, also when no QP is ready, and after
@@ -121,7 +122,7 @@ type Compat struct {
 	// when nothing can be sent, one wake-up (m_nextSend) is set at the
 	// earliest pacing time of the QPs with unsent bytes, paused or
 	// window-bound ones included, only if none is pending and only if that
-	// time is in the future, and only HPCC's rate change moves it earlier
+	// time is in the future, and only a cc.Spec.ChangeRate algorithm's (HPCC's) rate change moves it earlier
 	// (QbbNetDevice::UpdateNextAvail); congestion-control timers do not
 	// start a transmission. A QP that could send therefore waits for the
 	// next trigger (an ACK, a RESUME, a transmission's end) where ns-3's

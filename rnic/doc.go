@@ -196,7 +196,7 @@
 //   - WholeNsPacing: the gap after a packet is Seconds(rate.CalculateTxTime
 //     (size)) truncated to whole ns (rdma-hw.cc RdmaHw::UpdateNextAvail;
 //     engine.Rate.TxTimeWholeNs), at line rate too. Default: exact ps.
-//   - RepaceOnlyHPCC: only HPCC moves the pending pacing time on a rate
+//   - RepaceOnChangeRate: only HPCC (cc.Spec.ChangeRate) moves the pending pacing time on a rate
 //     change, by the difference of the whole-ns gaps and even when that
 //     time has passed (RdmaHw::ChangeRate, called from UpdateRateHp only;
 //     DCQCN's mlx functions, TIMELY and DCTCP assign m_rate directly, so

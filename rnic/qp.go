@@ -212,10 +212,10 @@ func (qp *QP) rewound() {
 func (qp *QP) applyCC(now engine.Time) {
 	r := qp.cc.Rate()
 	cp := &qp.host.c.Cfg.Compat
-	ns3HPCC := cp.RepaceOnlyHPCC && qp.host.c.Cfg.CC.Name == "hpcc"
+	changeRate := cp.RepaceOnChangeRate && qp.host.c.Cfg.CC.ChangeRate
 	if r != qp.rate {
-		if cp.RepaceOnlyHPCC {
-			if ns3HPCC {
+		if cp.RepaceOnChangeRate {
+			if changeRate {
 				qp.nextAvail += r.TxTimeWholeNs(qp.lastSize) - qp.rate.TxTimeWholeNs(qp.lastSize)
 			}
 		} else if qp.lastSize > 0 && qp.nextAvail > now {
@@ -228,7 +228,7 @@ func (qp *QP) applyCC(now engine.Time) {
 		}
 		qp.rate = r
 	}
-	if ns3HPCC && cp.NS3Egress {
+	if changeRate && cp.NS3Egress {
 		// ChangeRate runs on every HPCC update, changed rate or not, and
 		// pulls a later pending wake-up to the QP's pacing time.
 		qp.host.ns3WakeEarlier(now, qp.nextAvail)

@@ -228,7 +228,7 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 		c.Observer.Acked(now, qp, p)
 	}
 	if qp.perFlow && len(qp.msgs) == 0 {
-		if cp := &c.Cfg.Compat; cp.NS3Egress && cp.RepaceOnlyHPCC && c.Cfg.CC.Name == "hpcc" {
+		if cp := &c.Cfg.Compat; cp.NS3Egress && cp.RepaceOnChangeRate && c.Cfg.CC.ChangeRate {
 			// ns-3's ReceiveAck runs HandleAckHp after QpComplete, so the
 			// last ACK's ChangeRate still pulls the NIC's pending wake-up
 			// to the finished QP's (past) pacing time (rdma-hw.cc

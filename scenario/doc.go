@@ -349,7 +349,7 @@
 //     are truncated to whole ns as ns-3's Seconds(double) truncates them
 //     (fabric.Config.WholeNs, rnic Compat.WholeNsPacing). Default: exact ps.
 //   - Pacing on a rate change: only HPCC moves the pending pacing time
-//     (rnic Compat.RepaceOnlyHPCC).
+//     (rnic Compat.RepaceOnChangeRate).
 //   - The NIC's transmit loop and round robin: ns-3's wake-up rule and its
 //     QP-list scan with the index shift after finished QPs are dropped
 //     (rnic Compat.NS3Egress, sched/baselines NS3Fair); with scheduler fair

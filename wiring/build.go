@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/dcsim/dcsim/cc"
-	"github.com/dcsim/dcsim/cc/hpcc"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/fabric/isolation"
@@ -86,7 +85,10 @@ func buildTopology(t *scenario.Topology) (*fabric.Topology, error) {
 	return nil, fmt.Errorf("topology.kind: unknown kind %q", t.Kind)
 }
 
-// Build wires a validated scenario into a simulation ready to run.
+// Build wires a validated scenario into a simulation ready to run. Each
+// layer reads its settings from the scenario in a function of its own:
+// fabricConfig for the switches and links, nicConfig for the NICs,
+// addWorkloads for the traffic.
 func Build(s *scenario.Scenario) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -96,13 +98,62 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		return nil, err
 	}
 	alg := scenario.MustAlgorithm(s.CC.Algorithm)
-	hostRate := engine.Rate(s.Topology.HostLink)
 	spec := alg.Spec(s.CC.Params)
 	if s.Switch.PFCPauseExpiry {
 		return nil, fmt.Errorf("switch.pfc_pause_expiry: true is not supported yet (receivers hold a pause until RESUME, as the reference model does)")
 	}
 
 	eng := engine.NewSim(s.Seed)
+	headers := rocev2.ReferenceHeaders
+	if s.NIC.RealisticHeaders {
+		headers = rocev2.RealisticHeaders
+	}
+	fcfg, err := fabricConfig(s, spec, headers, eng, topo)
+	if err != nil {
+		return nil, err
+	}
+	qmap, err := queueMap(s, &fcfg)
+	if err != nil {
+		return nil, fmt.Errorf("switch.queueing: %v", err)
+	}
+	isoRouter := isolationRouter(s, &fcfg)
+	net, err := fabric.Build(eng, topo, fcfg)
+	if err != nil {
+		return nil, fmt.Errorf("topology: %v", err)
+	}
+	if qmap != nil {
+		qmap.Bind(net)
+	}
+	iso, err := installIsolation(s, net, isoRouter)
+	if err != nil {
+		return nil, fmt.Errorf("switch.isolation: %v", err)
+	}
+	mtu := int64(s.NIC.MTU)
+	rtt, bdp := net.MaxRTTBDP(mtu)
+	ncfg := nicConfig(s, alg, spec, headers, rtt, bdp)
+	newSched, err := scenario.MustScheduler(s.NIC.Scheduler).NewScheduler(s, s.NIC.Params, bdp)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := rnic.NewCluster(net, ncfg, newSched)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBuffer(s, net, ncfg.Headers.DataWire(mtu, spec.HeaderBytes)); err != nil {
+		return nil, err
+	}
+	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, Isolation: iso, BDP: bdp, BaseRTT: rtt,
+		gens: map[string][]cloud.Generator{}}
+	if err := sim.addWorkloads(ncfg.Headers.DataWire(0, spec.HeaderBytes)); err != nil {
+		return nil, err
+	}
+	return sim, nil
+}
+
+// fabricConfig is the switches' and links' configuration: buffers, PFC
+// and its headroom, credits, scheduling, ECN, INT, the router, and the
+// ns-3 profile's fabric rules (compat: hpcc-ns3).
+func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, eng *engine.Sim, topo *fabric.Topology) (fabric.Config, error) {
 	fcfg := fabric.DefaultConfig()
 	fcfg.Buffer = int64(s.Switch.Buffer)
 	fcfg.PFC = s.Switch.PFC
@@ -130,16 +181,12 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		fcfg.INT = spec.NeedsINT
 	}
 	if spec.NeedsINT && !fcfg.INT {
-		return nil, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
+		return fcfg, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
 	}
 	ns3 := s.Compat == scenario.CompatHPCCNS3
 	fcfg.Router = scenario.RouterFor(s).New(eng, topo)
 	if a, ok := fcfg.Router.(*fabric.Adaptive); ok {
 		a.FlowletGap, a.FlowletSlots = s.Switch.Routing.FlowletGap.T(), s.Switch.Routing.FlowletSlots
-	}
-	headers := rocev2.ReferenceHeaders
-	if s.NIC.RealisticHeaders {
-		headers = rocev2.RealisticHeaders
 	}
 	if r := s.Switch.PFCHeadroom; r == scenario.HeadroomSized || r == scenario.HeadroomAuto && !ns3 {
 		fcfg.Headroom = fabric.HeadroomSized
@@ -153,7 +200,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		fcfg.Credits = int64(c.Bytes)
 		fcfg.MaxFrame = headers.DataWire(int64(s.NIC.MTU), spec.HeaderBytes)
 		if fcfg.Credits < fcfg.MaxFrame {
-			return nil, fmt.Errorf("switch.credit.bytes: %d B is less than one frame (%d B: nic.mtu and headers)", fcfg.Credits, fcfg.MaxFrame)
+			return fcfg, fmt.Errorf("switch.credit.bytes: %d B is less than one frame (%d B: nic.mtu and headers)", fcfg.Credits, fcfg.MaxFrame)
 		}
 	}
 	if ns3 {
@@ -166,29 +213,19 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		// on topologies of 3 to 144 nodes with error rate 0).
 		fcfg.NS3Rand = fabric.NewNS3Rand(1, s.Seed)
 		fcfg.NS3Rand.Skip(uint64(6*topo.Nodes() + 2))
-		if p, ok := s.CC.Params.(*hpcc.Params); ok {
-			fcfg.INTBytesUnit, fcfg.INTQLenUnit = 128*p.INTMulti, 80*p.INTMulti // int-header.h IntHop
+		if m := spec.INTMulti; m > 0 {
+			fcfg.INTBytesUnit, fcfg.INTQLenUnit = 128*m, 80*m // int-header.h IntHop
 		}
 	}
-	qmap, err := queueMap(s, &fcfg)
-	if err != nil {
-		return nil, fmt.Errorf("switch.queueing: %v", err)
-	}
-	isoRouter := isolationRouter(s, &fcfg)
-	net, err := fabric.Build(eng, topo, fcfg)
-	if err != nil {
-		return nil, fmt.Errorf("topology: %v", err)
-	}
-	if qmap != nil {
-		qmap.Bind(net)
-	}
-	iso, err := installIsolation(s, net, isoRouter)
-	if err != nil {
-		return nil, fmt.Errorf("switch.isolation: %v", err)
-	}
+	return fcfg, nil
+}
+
+// nicConfig is the NICs' configuration for a fabric of maxRtt rtt and
+// maxBdp bdp: transport, ACK and CNP rules, QP mapping, receiver mode,
+// congestion control, and the ns-3 profile's NIC rules.
+func nicConfig(s *scenario.Scenario, alg scenario.Plugin, spec cc.Spec, headers rocev2.Headers, rtt engine.Time, bdp int64) rnic.Config {
 	mtu := int64(s.NIC.MTU)
-	rtt, bdp := net.MaxRTTBDP(mtu)
-	mapping := rnic.Mapping{PerFlow: s.NIC.QPMapping.PerFlow(), Pool: s.NIC.QPMapping.Pool}
+	ns3 := s.Compat == scenario.CompatHPCCNS3
 	ncfg := rnic.Config{
 		MTU:          mtu,
 		Headers:      headers,
@@ -198,14 +235,14 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		AckInterval:  int64(s.NIC.ACKInterval) * mtu,
 		NackInterval: engine.Time(s.NIC.NACKInterval),
 		RTO:          s.NIC.RTOTime(),
-		Mapping:      mapping,
+		Mapping:      rnic.Mapping{PerFlow: s.NIC.QPMapping.PerFlow(), Pool: s.NIC.QPMapping.Pool},
 		CNPInterval:  engine.Time(s.NIC.CNPInterval),
 		CC:           spec,
-		CCEnv: cc.Env{LineRate: hostRate, BaseRTT: rtt, BDP: bdp,
+		CCEnv: cc.Env{LineRate: engine.Rate(s.Topology.HostLink), BaseRTT: rtt, BDP: bdp,
 			MTU: mtu, NS3Arith: ns3},
 	}
 	if ns3 {
-		ncfg.Compat = rnic.Compat{PairPorts: true, WholeNsPacing: true, RepaceOnlyHPCC: true,
+		ncfg.Compat = rnic.Compat{PairPorts: true, WholeNsPacing: true, RepaceOnChangeRate: true,
 			NS3Egress: s.NIC.Scheduler == "fair"}
 	}
 	if s.NIC.CNP == scenario.CNPPacket {
@@ -226,31 +263,26 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	if !alg.ReactsToECN {
 		ncfg.CNP = rnic.CNPNone // marks still happen; no CNP goes to a CC that ignores it
 	}
-	newSched, err := scenario.MustScheduler(s.NIC.Scheduler).NewScheduler(s, s.NIC.Params, bdp)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := rnic.NewCluster(net, ncfg, newSched)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkBuffer(s, net, ncfg.Headers.DataWire(mtu, spec.HeaderBytes)); err != nil {
-		return nil, err
-	}
-	slowest := hostRate
+	return ncfg
+}
+
+// addWorkloads builds the scenario's workloads, whose messages carry at
+// most headerWire bytes of headers per packet, and starts the training
+// and closed-loop ones.
+func (sim *Sim) addWorkloads(headerWire int64) error {
+	s, topo, cl := sim.Scenario, sim.Topology, sim.Cluster
+	slowest := engine.Rate(s.Topology.HostLink)
 	for _, l := range topo.Links {
 		slowest = min(slowest, l.Rate)
 	}
-	maxMsg := maxMessageBytes(mtu, ncfg.Headers.DataWire(0, spec.HeaderBytes), slowest)
-	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, Isolation: iso, BDP: bdp, BaseRTT: rtt,
-		gens: map[string][]cloud.Generator{}}
+	maxMsg := maxMessageBytes(int64(s.NIC.MTU), headerWire, slowest)
 	ws := append([]scenario.Workload{s.Workload}, s.ExtraWorkloads...)
 	for i := range ws {
 		path := "workload"
 		if i > 0 {
 			path = "extra_workloads[" + strconv.Itoa(i-1) + "]"
 		}
-		tf, err := ws[i].Build(scenario.WorkloadEnv{Scenario: s, Hosts: topo.Hosts, MaxMessage: maxMsg, Rand: eng.Rand(path)})
+		tf, err := ws[i].Build(scenario.WorkloadEnv{Scenario: s, Hosts: topo.Hosts, MaxMessage: maxMsg, Rand: sim.Engine.Rand(path)})
 		if err == nil && tf.Training != nil {
 			var tr *trainer
 			if tr, err = newTrainer(sim, tf.Training); err == nil {
@@ -258,7 +290,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
+			return fmt.Errorf("%s: %v", path, err)
 		}
 		if tf.ClosedLoop != nil {
 			sim.loops = append(sim.loops, tf.ClosedLoop)
@@ -278,10 +310,10 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	}
 	for _, l := range sim.loops {
 		if err := l.Start(cl); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return sim, nil
+	return nil
 }
 
 // AddGenerator adds a flow generator beyond the scenario's workloads

@@ -101,7 +101,7 @@ func TestDefaultsAndValidate(t *testing.T) {
 		t.Errorf("DefaultParams = %+v, want 615 Mb/s, g 1/16, alpha 1, var window, low-priority ACKs", p)
 	}
 	s := Spec(p)
-	if s.Name != "dctcp" || s.HeaderBytes != 0 || s.NeedsINT || s.NeedsTimestamp {
+	if s.Name != "dctcp" || s.HeaderBytes != 0 || s.NeedsINT || s.NeedsTimestamp || s.INTMulti != 0 || s.ChangeRate {
 		t.Errorf("Spec = %+v, want dctcp with no header, INT or timestamps", s)
 	}
 	tests := []struct {

@@ -75,6 +75,8 @@ func Spec(p Params) cc.Spec {
 		AckHighPrio: p.AckHighPrio,
 		HeaderBytes: HeaderBytes,
 		NeedsINT:    true,
+		INTMulti:    p.INTMulti,
+		ChangeRate:  true,
 		New:         func(env cc.Env) cc.Algorithm { return New(p, env) },
 	}
 }

@@ -488,9 +488,11 @@ func TestDefaultParamsScale(t *testing.T) {
 			t.Errorf("%v: Validate() = %v", tt.line, err)
 		}
 	}
-	s := Spec(DefaultParams(100 * engine.Gbps))
-	if s.Name != "hpcc" || s.HeaderBytes != 42 || !s.NeedsINT || s.NeedsTimestamp {
-		t.Errorf("Spec = %+v, want hpcc, 42 B, INT, no timestamp", s)
+	dp := DefaultParams(100 * engine.Gbps)
+	dp.INTMulti = 3
+	s := Spec(dp)
+	if s.Name != "hpcc" || s.HeaderBytes != 42 || !s.NeedsINT || s.NeedsTimestamp || s.INTMulti != 3 || !s.ChangeRate {
+		t.Errorf("Spec = %+v, want hpcc, 42 B, INT in units of INT_MULTI 3, no timestamp, rate updates through ChangeRate", s)
 	}
 }
 

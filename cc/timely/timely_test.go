@@ -112,7 +112,7 @@ func TestWindowAndSpec(t *testing.T) {
 		t.Errorf("Window() without has_win = %d, want 0", got)
 	}
 	s := Spec(DefaultParams(env100.LineRate))
-	if s.Name != "timely" || s.HeaderBytes != 8 || s.NeedsINT || !s.NeedsTimestamp {
+	if s.Name != "timely" || s.HeaderBytes != 8 || s.NeedsINT || !s.NeedsTimestamp || s.INTMulti != 0 || s.ChangeRate {
 		t.Errorf("Spec = %+v, want timely, 8 B, timestamps, no INT", s)
 	}
 	if _, err := Preset("timely_fast", env100.LineRate); err == nil {
