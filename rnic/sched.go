@@ -45,6 +45,21 @@ type Scheduler interface {
 	Pick(now engine.Time, paused uint8) (qp *QP, class uint8)
 }
 
+// SchedulerBase implements every Scheduler notification as a no-op. A
+// scheduler embeds it and writes only the notifications it uses, and Pick.
+type SchedulerBase struct{}
+
+func (SchedulerBase) Attach(*Host)                         {}
+func (SchedulerBase) QPOpened(*QP)                         {}
+func (SchedulerBase) QPClosed(*QP)                         {}
+func (SchedulerBase) Posted(*QP, *Message)                 {}
+func (SchedulerBase) HOLChanged(*QP)                       {}
+func (SchedulerBase) ReadyChanged(*QP)                     {}
+func (SchedulerBase) Sent(*QP, *fabric.Packet)             {}
+func (SchedulerBase) Acked(*QP)                            {}
+func (SchedulerBase) Control(engine.Time, *fabric.Packet)  {}
+func (SchedulerBase) Received(engine.Time, *fabric.Packet) {}
+
 // Observer receives a QP's trace points: data sent, ACK or NACK processed
 // (the packet is valid only during the call) and congestion-control rate
 // changes.

@@ -13,6 +13,7 @@ import (
 // first, in one class, counting its picks. It lives in this test alone,
 // and its one registry entry is all that makes a scenario able to run it.
 type lowestFirst struct {
+	rnic.SchedulerBase
 	class uint8
 	ready map[*rnic.QP]bool
 	picks int64
@@ -22,15 +23,7 @@ type lowestFirstParams struct {
 	Class int `yaml:"class"`
 }
 
-func (s *lowestFirst) Attach(*rnic.Host)                    {}
-func (s *lowestFirst) QPOpened(*rnic.QP)                    {}
-func (s *lowestFirst) QPClosed(qp *rnic.QP)                 { delete(s.ready, qp) }
-func (s *lowestFirst) Posted(*rnic.QP, *rnic.Message)       {}
-func (s *lowestFirst) HOLChanged(*rnic.QP)                  {}
-func (s *lowestFirst) Sent(*rnic.QP, *fabric.Packet)        {}
-func (s *lowestFirst) Acked(*rnic.QP)                       {}
-func (s *lowestFirst) Control(engine.Time, *fabric.Packet)  {}
-func (s *lowestFirst) Received(engine.Time, *fabric.Packet) {}
+func (s *lowestFirst) QPClosed(qp *rnic.QP) { delete(s.ready, qp) }
 
 func (s *lowestFirst) ReadyChanged(qp *rnic.QP) {
 	if qp.Ready() {

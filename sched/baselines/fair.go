@@ -2,7 +2,6 @@ package baselines
 
 import (
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
 )
 
@@ -13,6 +12,7 @@ import (
 // it serves a QP's whole head-of-line message before moving on
 // (rr_granularity = message); otherwise one packet per turn.
 type Fair struct {
+	rnic.SchedulerBase
 	Class      uint8
 	PerMessage bool
 
@@ -30,14 +30,6 @@ func NewFairMessage(class uint8) *Fair { return newFair(class, true) }
 func newFair(class uint8, perMessage bool) *Fair {
 	return &Fair{Class: class, PerMessage: perMessage}
 }
-
-func (f *Fair) Attach(*rnic.Host)                    {}
-func (f *Fair) QPOpened(*rnic.QP)                    {}
-func (f *Fair) Posted(*rnic.QP, *rnic.Message)       {}
-func (f *Fair) Sent(*rnic.QP, *fabric.Packet)        {}
-func (f *Fair) Acked(*rnic.QP)                       {}
-func (f *Fair) Control(engine.Time, *fabric.Packet)  {}
-func (f *Fair) Received(engine.Time, *fabric.Packet) {}
 
 // ReleasesQPs implements rnic.Releaser: QPClosed drops the QP (a ready
 // QP is taken out of the set before it closes).

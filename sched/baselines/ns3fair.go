@@ -2,7 +2,6 @@ package baselines
 
 import (
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/rnic"
 )
 
@@ -22,6 +21,7 @@ import (
 // Compat.ScanAlways), since ns-3 scans, and compacts, even when nothing
 // can be sent.
 type NS3Fair struct {
+	rnic.SchedulerBase
 	Class uint8
 
 	qps    []*rnic.QP
@@ -31,16 +31,8 @@ type NS3Fair struct {
 // NewNS3Fair returns ns-3's round robin in class.
 func NewNS3Fair(class uint8) *NS3Fair { return &NS3Fair{Class: class} }
 
-func (f *NS3Fair) Attach(*rnic.Host)                    {}
-func (f *NS3Fair) QPOpened(qp *rnic.QP)                 { f.qps = append(f.qps, qp) }
-func (f *NS3Fair) QPClosed(*rnic.QP)                    {}
-func (f *NS3Fair) Posted(*rnic.QP, *rnic.Message)       {}
-func (f *NS3Fair) HOLChanged(*rnic.QP)                  {}
-func (f *NS3Fair) ReadyChanged(*rnic.QP)                {}
-func (f *NS3Fair) Sent(*rnic.QP, *fabric.Packet)        {}
-func (f *NS3Fair) Acked(*rnic.QP)                       {}
-func (f *NS3Fair) Control(engine.Time, *fabric.Packet)  {}
-func (f *NS3Fair) Received(engine.Time, *fabric.Packet) {}
+// QPOpened implements rnic.Scheduler: the list keeps QPs in opening order.
+func (f *NS3Fair) QPOpened(qp *rnic.QP) { f.qps = append(f.qps, qp) }
 
 // Len is the length of the QP list, finished QPs not yet dropped included.
 func (f *NS3Fair) Len() int { return len(f.qps) }

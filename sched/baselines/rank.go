@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/dcsim/dcsim/cc"
-	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/internal/iheap"
 	"github.com/dcsim/dcsim/rnic"
@@ -23,17 +22,12 @@ type ranked struct {
 }
 
 // rankedBase is what SRPT and PIAS share: a ranked state per QP in
-// per-class heaps, the guard's stall count, and no-ops for the events
-// neither uses.
+// per-class heaps and the guard's stall count.
 type rankedBase struct {
+	rnic.SchedulerBase
 	heaps  classHeaps
 	stalls int64
 }
-
-func (s *rankedBase) Attach(*rnic.Host)                    {}
-func (s *rankedBase) Posted(*rnic.QP, *rnic.Message)       {}
-func (s *rankedBase) Control(engine.Time, *fabric.Packet)  {}
-func (s *rankedBase) Received(engine.Time, *fabric.Packet) {}
 
 // QPOpened implements rnic.Scheduler.
 func (s *rankedBase) QPOpened(qp *rnic.QP) { qp.SchedState = &ranked{qp: qp, id: qp.ID} }
