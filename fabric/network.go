@@ -174,30 +174,8 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	if !cfg.PFC && cfg.LossyAlpha <= 0 {
-		return nil, fmt.Errorf("lossy mode needs a positive dynamic-threshold alpha")
-	}
-	if cfg.Buffer <= 0 {
-		return nil, fmt.Errorf("switch buffer must be positive")
-	}
-	if cfg.Credits > 0 && (cfg.MaxFrame <= 0 || cfg.Credits < cfg.MaxFrame) {
-		return nil, fmt.Errorf("credit-based flow control needs a positive maximum frame and at least that many credits (credits %d, frame %d)", cfg.Credits, cfg.MaxFrame)
-	}
-	if cfg.PFC && cfg.Headroom != HeadroomReference && (cfg.MaxFrame <= 0 || cfg.PFCResponse < 0) {
-		return nil, fmt.Errorf("sized PFC headroom needs a positive maximum frame and a non-negative response time")
-	}
-	for c := 1; c < NumClasses; c++ {
-		if cfg.Weights[c] < 1 {
-			return nil, fmt.Errorf("wrr weight of class %d must be >= 1", c)
-		}
-	}
-	if cfg.ECN && (cfg.ECNKmin < 0 || cfg.ECNKmax < cfg.ECNKmin || cfg.ECNPmax < 0 || cfg.ECNPmax > 1) {
-		return nil, fmt.Errorf("ecn: need 0 <= kmin <= kmax and pmax in [0, 1]")
-	}
-	for c, e := range cfg.ClassECN {
-		if e != nil && !e.Off && (e.Kmin < 0 || e.Kmax < e.Kmin || e.Pmax < 0 || e.Pmax > 1) {
-			return nil, fmt.Errorf("ecn of class %d: need 0 <= kmin <= kmax and pmax in [0, 1]", c)
-		}
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	n := &Network{Sim: sim, Pool: &Pool{}, Topo: t, cfg: cfg}
 	if n.cfg.Router == nil {
@@ -205,12 +183,51 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 	}
 	n.cfg.Strict |= 1
 	ecnRand := sim.Rand("ecn")
-	// RED parameters are stateless: ports of one rate share them per class.
-	type ecnKey struct {
-		class int
-		rate  engine.Rate
+	ports, next := n.layOut()
+	n.wire(ports, next, ecnRand.Float64)
+	if err := n.buildRoutes(); err != nil {
+		return nil, err
 	}
-	ecns := map[ecnKey]*ECN{}
+	n.initCredits()
+	return n, nil
+}
+
+// check rejects a configuration Build cannot use.
+func (cfg *Config) check() error {
+	if !cfg.PFC && cfg.LossyAlpha <= 0 {
+		return fmt.Errorf("lossy mode needs a positive dynamic-threshold alpha")
+	}
+	if cfg.Buffer <= 0 {
+		return fmt.Errorf("switch buffer must be positive")
+	}
+	if cfg.Credits > 0 && (cfg.MaxFrame <= 0 || cfg.Credits < cfg.MaxFrame) {
+		return fmt.Errorf("credit-based flow control needs a positive maximum frame and at least that many credits (credits %d, frame %d)", cfg.Credits, cfg.MaxFrame)
+	}
+	if cfg.PFC && cfg.Headroom != HeadroomReference && (cfg.MaxFrame <= 0 || cfg.PFCResponse < 0) {
+		return fmt.Errorf("sized PFC headroom needs a positive maximum frame and a non-negative response time")
+	}
+	for c := 1; c < NumClasses; c++ {
+		if cfg.Weights[c] < 1 {
+			return fmt.Errorf("wrr weight of class %d must be >= 1", c)
+		}
+	}
+	if cfg.ECN && (cfg.ECNKmin < 0 || cfg.ECNKmax < cfg.ECNKmin || cfg.ECNPmax < 0 || cfg.ECNPmax > 1) {
+		return fmt.Errorf("ecn: need 0 <= kmin <= kmax and pmax in [0, 1]")
+	}
+	for c, e := range cfg.ClassECN {
+		if e != nil && !e.Off && (e.Kmin < 0 || e.Kmax < e.Kmin || e.Pmax < 0 || e.Pmax > 1) {
+			return fmt.Errorf("ecn of class %d: need 0 <= kmin <= kmax and pmax in [0, 1]", c)
+		}
+	}
+	return nil
+}
+
+// layOut places the switches and their ports in memory: every switch in
+// one block, every port in another, each node's ports contiguous in link
+// order (Switch.ports). The ports are not yet initialised (wire does);
+// next[node] is the slot of the node's first port.
+func (n *Network) layOut() (ports []Port, next []int32) {
+	t := n.Topo
 	// All switches in one block, each a multiple of 128 bytes: a large
 	// block is page-aligned, so a switch's hot lines start a 128-byte pair.
 	switches := make([]Switch, max(t.Switches, 32<<10/int(unsafe.Sizeof(Switch{}))+1))
@@ -224,22 +241,18 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		*sw = Switch{net: n, ID: t.Hosts + s, index: int32(s), Name: name, router: n.cfg.Router}
 		n.Switches[s] = sw
 	}
-	n.HostPorts = make([]*Port, t.Hosts)
-	n.attach = make([]int32, t.Hosts)
-	n.hostPort = make([]int32, t.Hosts)
-	nicRate := engine.Rate(0)
 	// All ports in one allocation of at least 32 KiB: Go page-aligns such
 	// large objects (smaller ones holding pointers start 8 bytes into
 	// their slot), so every port, a multiple of 128 bytes, starts a
 	// 128-byte pair of lines. Each node's ports are contiguous, in link
 	// order, so that a switch finds its egress port by its index
 	// (Switch.ports) without loading a pointer.
-	ports := make([]Port, max(2*len(t.Links), 32<<10/int(unsafe.Sizeof(Port{}))+1))
+	ports = make([]Port, max(2*len(t.Links), 32<<10/int(unsafe.Sizeof(Port{}))+1))
 	if 2*len(t.Links) >= arenaMinPorts {
 		n.rings = &ringArena{}
 	}
 	adviseHugePages(unsafe.Pointer(&ports[0]), uintptr(len(ports))*unsafe.Sizeof(Port{}))
-	next := make([]int32, t.Hosts+t.Switches+1) // next[node]: its next port's slot
+	next = make([]int32, t.Hosts+t.Switches+1) // next[node]: its next port's slot
 	for _, l := range t.Links {
 		next[l.A+1]++
 		next[l.B+1]++
@@ -251,16 +264,35 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		lo, hi := next[t.Hosts+s], next[t.Hosts+s+1]
 		sw.ports = ports[lo:hi:hi]
 	}
+	return ports, next
+}
+
+// wire initialises the ports of every link in link order and connects
+// them, shares RED parameters between the ports of one rate and class
+// (drawing from ecnRand unless the ns-3 profile's generator is set), and
+// sets up every switch's ingress accounting. ports and next are layOut's.
+func (n *Network) wire(ports []Port, next []int32, ecnRand func() float64) {
+	t, cfg := n.Topo, &n.cfg
+	n.HostPorts = make([]*Port, t.Hosts)
+	n.attach = make([]int32, t.Hosts)
+	n.hostPort = make([]int32, t.Hosts)
+	nicRate := engine.Rate(0)
+	// RED parameters are stateless: ports of one rate share them per class.
+	type ecnKey struct {
+		class int
+		rate  engine.Rate
+	}
+	ecns := map[ecnKey]*ECN{}
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
 		pt := &ports[next[owner]]
 		next[owner]++
-		*pt = Port{net: n, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: n.cfg.Strict,
+		*pt = Port{net: n, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: cfg.Strict,
 			wholeNs: cfg.WholeNs, eventPerPkt: cfg.NS3EventOrder}
 		if cfg.WholeNs {
 			pt.psPerByte = 0 // transmit takes the slow path, TxTime
 		}
 		for c := range pt.cls {
-			pt.cls[c].weight = n.cfg.Weights[c]
+			pt.cls[c].weight = cfg.Weights[c]
 			pt.cls[c].ecnKmin = math.MaxInt64
 		}
 		if owner >= t.Hosts {
@@ -276,7 +308,7 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 					e := ecns[ecnKey{c, rate}]
 					if e == nil {
 						e = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
-							Pmax: th.Pmax, rand: ecnRand.Float64}
+							Pmax: th.Pmax, rand: ecnRand}
 						if cfg.NS3Rand != nil {
 							e.rand = cfg.NS3Rand.Float64
 						}
@@ -325,14 +357,9 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 			sw.portIDs = append(sw.portIDs, int32(i))
 		}
 		np := len(sw.Ports)
-		sw.mmu.init(&cfg, sw.Ports, nicRate, in[:np:np])
+		sw.mmu.init(cfg, sw.Ports, nicRate, in[:np:np])
 		in = in[np:]
 	}
-	if err := n.buildRoutes(); err != nil {
-		return nil, err
-	}
-	n.initCredits()
-	return n, nil
 }
 
 // scaleBytes scales a threshold given at 100 Gbps to rate.
