@@ -24,7 +24,7 @@
 // "strict" = every class strict), skipping paused classes.
 //
 // Buffer and PFC follow the reference model's Broadcom-style MMU exactly
-// (REFERENCE.md 3.3; switch-mmu.cc SwitchMmu): per ingress (port, class)
+// (docs/model.md §3.3; switch-mmu.cc SwitchMmu): per ingress (port, class)
 // reserve, shared and headroom bytes, a dynamic PAUSE threshold (buffer -
 // headroom - reserve - shared) >> shift with shift 3 at the NIC rate and
 // one less per doubling, RESUME with a 3072 B offset. Receivers hold a
@@ -175,7 +175,7 @@
 // # Topologies
 //
 // SpineLeaf (default 8 leaves x 16 hosts at 100 Gbps, 4 spines, one 400
-// Gbps link per leaf-spine pair, 1 us links: 1:1, REFERENCE.md 2.1), Star,
+// Gbps link per leaf-spine pair, 1 us links: 1:1, docs/model.md §2.1), Star,
 // Dumbbell, FatTree (k-ary, three tiers) and ReadTopologyFile (the
 // reference model's topology.txt, parallel links kept). Host h is node h;
 // switches follow. SpineLeaf's leaves are TierLeaf and its spines

@@ -76,12 +76,12 @@ type Config struct {
 	// hole until it has been open that long (rocev2.SelectiveSender).
 	ReorderWindow engine.Time
 	// Atomics is what the selective receiver does with an ATOMIC that
-	// arrives before a lower PSN (REFERENCE.md 9.3); go-back-N never keeps
+	// arrives before a lower PSN (docs/model.md §9.3); go-back-N never keeps
 	// one.
 	Atomics AtomicOrder
 	// ImplicitFence holds every ATOMIC until the WRITEs posted before it on
 	// its QP are acknowledged (ImplicitFence), the requester's fence of
-	// multi-path NICs (REFERENCE.md 9.3, fence = implicit).
+	// multi-path NICs (docs/model.md §9.3, fence = implicit).
 	ImplicitFence bool
 	AckInterval   int64 // bytes between ACKs (1 = every packet)
 	NackInterval  engine.Time

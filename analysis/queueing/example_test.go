@@ -6,7 +6,7 @@ import (
 	"github.com/dcsim/dcsim/analysis/queueing"
 )
 
-// The insensitivity check of REFERENCE.md 11.1: M/M/1 at load 0.8.
+// The insensitivity check of docs/model.md §11.1: M/M/1 at load 0.8.
 func Example() {
 	d, err := queueing.Exponential(1000) // mean 1000 B
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 )
 
-// table71 is REFERENCE.md table 7.1, with the rounding it shows.
+// table71 is docs/model.md §7.1's table, with the rounding it shows.
 var table71 = []struct {
 	name             string
 	linear, step     float64

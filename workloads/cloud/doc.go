@@ -1,7 +1,7 @@
 // Package cloud generates datacenter ("cloud") workloads: flow sizes drawn
 // from empirical CDFs, Poisson arrivals at a target load, incast events,
 // storage fan-out requests and explicit flow lists. It implements
-// REFERENCE.md sections 7.1-7.3.
+// docs/model.md §7.1-7.3.
 //
 // # Flow-size distributions
 //

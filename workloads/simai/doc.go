@@ -1,6 +1,6 @@
 // Package simai reads, writes and generates SimAI/AICB training workloads
 // and executes them as dependent point-to-point transfers. It implements
-// REFERENCE.md sections 7.4-7.6 and 8.4. It describes work only: it
+// docs/model.md §7.4-7.6 and §8.4. It describes work only: it
 // imports engine and nothing of the network; the scenario package turns
 // its transfers into RDMA messages on the simulated fabric.
 //
