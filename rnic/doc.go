@@ -275,10 +275,8 @@
 // QP is opened exactly as a new one (TestQPReuse: 2,000 flows with and
 // without reuse give the same messages, counters and events). So a
 // caller must not keep a *QP past QPClosed or its last message's
-// OnComplete: it may have become another flow's.
-//
-// Measured on BenchmarkFlowList (10^6 flows of 10 KB, README
-// Performance): 0.71 allocations per data packet, down from 0.91 (the
-// flow-list record, its message, its flow record's optional values, and
-// the receive state remain).
+// OnComplete: it may have become another flow's. What still allocates
+// per flow is the flow-list record, its message, its flow record's
+// optional values and the receive state (BenchmarkFlowList; measurements:
+// docs/performance-notes.md, section 3.5).
 package rnic

@@ -90,8 +90,7 @@
 // anything else goes to encoding/csv from that line on, so the records,
 // line numbers and errors are encoding/csv's (TestCSVLinesMatchesCSV);
 // start_ns in its common form (digits, at most three decimals) is parsed
-// without building a duration string. Together they read a record in
-// 196 ns against 504 ns before (-61%, p = 0.002), with one allocation
-// instead of two (BenchmarkFlowListCursor, benchstat over 6 interleaved
-// runs of each binary on the loaded VM).
+// without building a duration string, so a record costs one allocation
+// (BenchmarkFlowListCursor; measurements: docs/performance-notes.md,
+// section 3.3).
 package cloud
