@@ -53,6 +53,11 @@
 //
 // # Fields
 //
+// docs/scenarios.md is the same reference as tables, one row per field
+// with its type, default, allowed values and meaning, every plug-in's
+// parameters included; TestFieldReference fails when a printed field has
+// no row there, a row no field, or a default or type differs.
+//
 // Top level:
 //
 //	name          string   default: the file's base name without extension; one safe
@@ -370,9 +375,10 @@
 // Builtins lists the scenarios Load knows by name, each with a line of
 // documentation (`dcsim scenarios` prints them): "default" is the default
 // scenario of docs/design.md "Command line" (128-host 100G spine-leaf,
-// WebSearch at 50%, fair sharing, DCQCN, 10ms of arrivals); the others are the HPCC and STORM
-// experiments, storage fan-out, GPT-3/LLaMA training iterations, a
-// 128-host all-reduce and a 15:1 incast on a 16-host star.
+// WebSearch at 50%, fair sharing, DCQCN, 10ms of arrivals); the others
+// are the HPCC and STORM experiments, storage fan-out, GPT-3/LLaMA
+// training iterations, a 128-host all-reduce and a 15:1 incast on a
+// 16-host star.
 //
 // # Plug-ins
 //
