@@ -360,7 +360,7 @@ func (pt *Port) PausedFor(now engine.Time, c int) engine.Time {
 }
 
 // ECN is RED marking at dequeue on one egress queue's byte count
-// (REFERENCE 3.4): above Kmax always, between Kmin and Kmax with a
+// (docs/model.md §3.4): above Kmax always, between Kmin and Kmax with a
 // probability rising linearly to Pmax, never at or below Kmin.
 type ECN struct {
 	Kmin, Kmax int64

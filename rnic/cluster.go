@@ -12,7 +12,7 @@ import (
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
-// CNPMode selects how congestion is signalled back (REFERENCE 4.5).
+// CNPMode selects how congestion is signalled back (docs/model.md §4.5).
 type CNPMode uint8
 
 // CNP modes.
@@ -40,7 +40,7 @@ const (
 	AtomicDeferred
 )
 
-// Mapping is how messages map onto QPs (REFERENCE 6.1).
+// Mapping is how messages map onto QPs (docs/model.md §6.1).
 type Mapping struct {
 	PerFlow bool // one QP per message (the reference model)
 	Pool    int  // otherwise: this many QPs per ordered host pair

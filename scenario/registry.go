@@ -357,8 +357,8 @@ func SchedulerCounters(hosts []*rnic.Host, into map[string]int64) {
 
 // workloadSplit derives size thresholds for a size-aware scheduler from
 // the main workload: PIAS's published table for that distribution when
-// table is "pias" and one exists (REFERENCE 6.4), else the equal-count
-// split of its CDF into levels classes (REFERENCE 6.3, 6.4). A workload
+// table is "pias" and one exists (docs/model.md §6.4), else the equal-count
+// split of its CDF into levels classes (docs/model.md §6.3, §6.4). A workload
 // with no size distribution (incast, flow list, training) gets fallback.
 func workloadSplit(s *Scenario, levels int, table string, fallback []int64) ([]int64, error) {
 	w := &s.Workload

@@ -26,8 +26,10 @@ var (
 	// designRef is docs/design.md "Title", a comma or a comment's line
 	// break allowed before the quote.
 	designRef = regexp.MustCompile(`docs/design\.md,?(?:[ \t]+|[ \t]*\n[ \t]*(?://|#)?[ \t]*)"([^"\n]+)"`)
-	// outside names the two files as they were before they moved in.
-	outside = regexp.MustCompile(`\b(?:DESIGN|REFERENCE)\.md\b`)
+	// outside names the two files as they were before they moved in:
+	// "DESIGN.md", "REFERENCE.md" and the short forms "REFERENCE 7.2"
+	// (across a comment's line break too) and `DESIGN "Outputs"`.
+	outside = regexp.MustCompile(`\b(?:DESIGN|REFERENCE)\.md\b|\bREFERENCE(?:\s|//|#)+(?:table\s+)?\d|\bDESIGN\s+"`)
 )
 
 // self is this file, whose cases cite wrongly on purpose.
@@ -180,6 +182,11 @@ func TestCitationErrors(t *testing.T) {
 		{"a.go", "// run directory (docs/design.md \"Output\")", 1},
 		{"a.go", "// (REFERENCE.md 6.7)", 1},
 		{"a.sh", "# see DESIGN.md", 1},
+		{"a.go", "// the rule of REFERENCE 7.2", 1},
+		{"a.go", "// the topology (REFERENCE\n// 2.3)", 1},
+		{"a.go", "// (REFERENCE table 7.1)", 1},
+		{"a.md", "the output contract, DESIGN \"Model rules\"", 1},
+		{"a.go", "// REFERENCE_HEADERS and DESIGNS", 0},
 		{"docs/model.md", "kept outside the repository as `REFERENCE.md`", 0},
 		{"README.md", "(REFERENCE.md 6.7)", 0}, // pendingREADME
 	} {
