@@ -38,7 +38,7 @@
 // events arrive badly out of order is served as a small heap, so no
 // event-time distribution is pathological. Against the 4-ary heap alone,
 // with everything else equal, the wheel saves most of the heap's sifts,
-// which dominated the run's instructions.
+// about half of a network run's instructions.
 //
 // The bucket width (issue #19). A 128-host network at 50% load has about
 // 9 events per ns, so wide buckets hold several events, and an event that
