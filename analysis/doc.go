@@ -1,7 +1,7 @@
 // Package analysis turns a simulation's results into records, summaries and
 // parquet files: the per-flow FCT and slowdown, the reference model's ideal
 // FCT, the reference analysis's percentiles and size buckets, and the
-// files of a run directory (DESIGN.md "Outputs"), which pandas, polars and
+// files of a run directory (docs/design.md "Outputs"), which pandas, polars and
 // DuckDB read as they are.
 //
 // # Slowdown
@@ -13,7 +13,7 @@
 // where fct_ns runs from the flow's post (start_ns) to the sender receiving
 // the ACK of its last byte (finish_ns), and ideal_fct_ns is the standalone
 // FCT of the same flow alone in the empty network, exactly as the reference
-// model computes it (REFERENCE.md 8.1; see IdealFCT and BaseRTT). The
+// model computes it (docs/model.md §8.1; see IdealFCT and BaseRTT). The
 // per-flow slowdown column is NOT clamped: a flow faster than its ideal
 // shows up with a slowdown below 1. Summaries (Summarize, SplitAt, Buckets,
 // run.parquet) clamp each slowdown at 1 before averaging and taking
@@ -27,7 +27,7 @@
 // part in the statistics: they are never silently dropped. A statistic over
 // no finished flow is NaN.
 //
-// Size buckets (Buckets, REFERENCE.md 8.3) sort the in-window flows by size
+// Size buckets (Buckets, docs/model.md §8.3) sort the in-window flows by size
 // and cut equal-count buckets of step percent: bucket i holds sorted flows
 // [i*n/100, (i+step)*n/100) in integer arithmetic. Unfinished flows keep
 // their place in the size order, so bucket edges do not depend on which
@@ -61,7 +61,7 @@
 //	start_ns             int64    ns     post time
 //	finish_ns            int64    ns     ACK of the last byte at the sender; null if the run ended first
 //	fct_ns               int64    ns     finish_ns - start_ns; null if unfinished
-//	ideal_fct_ns         int64    ns     standalone FCT (REFERENCE.md 8.1)
+//	ideal_fct_ns         int64    ns     standalone FCT (docs/model.md §8.1)
 //	slowdown             double   -      fct_ns / ideal_fct_ns, not clamped; null if unfinished
 //	in_window            bool            start_ns in [warmup, duration): counted by the summaries
 //	retransmitted_bytes  int64    B      payload bytes sent again (go-back-N, RTO)
@@ -73,7 +73,7 @@
 //	start_ns             int64    ns     start of the pass
 //	end_ns               int64    ns     everything finished, the last non-blocking collective included
 //	duration_ns          int64    ns     end_ns - start_ns: the iteration time
-//	compute_ns           int64    ns     sum of fwd + ig + wg compute (REFERENCE.md 7.5)
+//	compute_ns           int64    ns     sum of fwd + ig + wg compute (docs/model.md §7.5)
 //	exposed_comm_ns      int64    ns     duration_ns - compute_ns
 //
 // collectives.parquet, one row per collective of an iteration

@@ -11,7 +11,7 @@ import (
 const nsPerSecond = 1_000_000_000
 
 // IdealFCT is the standalone FCT of a size-byte flow alone in an empty
-// network (REFERENCE.md 8.1), computed in integer ns with the reference
+// network (docs/model.md §8.1), computed in integer ns with the reference
 // model's order of operations so that it matches to the ns:
 //
 //	packets = (size-1)/payload + 1
@@ -38,7 +38,7 @@ func IdealFCT(size, payload, headerBytes int64, baseRTT engine.Time, bottleneck 
 	return engine.Time(ns) * engine.Nanosecond
 }
 
-// BaseRTT is the reference model's base RTT of a path (REFERENCE.md 8.1);
+// BaseRTT is the reference model's base RTT of a path (docs/model.md §8.1);
 // fabric.BaseRTT documents it. The simulator's paths (fabric.Path.BaseRTT,
 // Network.MaxRTTBDP) and this package use that one function, so a flow's
 // ideal FCT and the NIC's maxRtt cannot round differently.
@@ -47,6 +47,6 @@ func BaseRTT(propDelays []engine.Time, hopRates []engine.Rate, payload int64) en
 }
 
 // BDP is the bandwidth-delay product in bytes as the reference model
-// computes it (REFERENCE.md 2.1): rtt_ns * rate / 10^9 / 8, integer. It is
+// computes it (docs/model.md §2.1): rtt_ns * rate / 10^9 / 8, integer. It is
 // the usual size boundary for SplitAt.
 func BDP(rtt engine.Time, rate engine.Rate) int64 { return fabric.BDP(rtt, rate) }

@@ -17,7 +17,7 @@ func TestIdealFCT(t *testing.T) {
 		bottleneck    engine.Rate
 		wantNs        int64
 	}{
-		// REFERENCE.md 8.1 test vectors (inter-leaf, base RTT 8,200 ns, 100 Gbps).
+		// docs/model.md §8.1 test vectors (inter-leaf, base RTT 8,200 ns, 100 Gbps).
 		{"one byte", 1, 1000, 48, 8200 * engine.Nanosecond, 100 * engine.Gbps, 8203},
 		{"1MB", 1_000_000, 1000, 48, 8200 * engine.Nanosecond, 100 * engine.Gbps, 92040},
 		// 1000 B is exactly one packet: 1048*8/100 = 83.84 -> 83 ns.
@@ -82,7 +82,7 @@ func TestBaseRTT(t *testing.T) {
 		rates   []engine.Rate
 		payload int64
 		wantNs  int64
-		wantBDP int64 // at 100 Gbps, REFERENCE.md 2.1
+		wantBDP int64 // at 100 Gbps, docs/model.md §2.1
 	}{
 		{"same leaf", []engine.Time{us, us}, []engine.Rate{g100, g100}, 1000, 4160, 52000},
 		{"inter-leaf 400G fabric", []engine.Time{us, us, us, us}, []engine.Rate{g100, g400, g400, g100}, 1000, 8200, 102500},

@@ -12,7 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
-// File names of one run directory (DESIGN.md "Outputs").
+// File names of one run directory (docs/design.md "Outputs").
 const (
 	FlowsFile       = "flows.parquet"
 	IterationsFile  = "iterations.parquet"

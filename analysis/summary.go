@@ -167,7 +167,7 @@ type Bucket struct {
 }
 
 // Buckets cuts the in-window flows, sorted by size, into equal-count
-// buckets of stepPercent percent (REFERENCE.md 8.3): bucket i holds the
+// buckets of stepPercent percent (docs/model.md §8.3): bucket i holds the
 // sorted flows [i*n/100, min((i+step)*n/100, n)) for i = 0, step, 2*step,
 // ... < 100, in integer arithmetic. Unfinished flows take their place in
 // the size order, so bucket edges do not depend on which flows finished,

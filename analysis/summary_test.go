@@ -216,8 +216,8 @@ func TestBucketsProperties(t *testing.T) {
 	})
 }
 
-// referenceBuckets transcribes the reference analysis loop (REFERENCE.md
-// 8.3) for finished flows: stable sort by size, bucket [l, r), the largest
+// referenceBuckets transcribes the reference analysis loop (docs/model.md
+// §8.3) for finished flows: stable sort by size, bucket [l, r), the largest
 // size res[r-1], percentiles of the sorted clamped slowdowns. It drops
 // nothing, as dcsim keeps the reference's last flow.
 func referenceBuckets(sizes []int64, sds []float64, step int) [][4]float64 {

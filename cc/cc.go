@@ -29,7 +29,7 @@ type Feedback struct {
 	AckSeq int64 // cumulative: the next byte the receiver expects
 	SndNxt int64 // sender's next new byte at this moment
 	NACK   bool  // this is a NACK (go-back-N follows)
-	ECE    bool  // congestion echo: the CNP flag carried on the ACK (REFERENCE 4.5)
+	ECE    bool  // congestion echo: the CNP flag carried on the ACK (docs/model.md §4.5)
 	// RTT is now minus the send time echoed by the ACK, when the algorithm
 	// asked for timestamps (HeaderBytes > 0 for TIMELY); 0 otherwise.
 	RTT engine.Time

@@ -17,7 +17,7 @@
 //     engine.Never, and asks NextTimer again after every call into the
 //     algorithm, since any call may move it;
 //   - after every call the rnic reads Rate() (the pacing rate, applied with
-//     REFERENCE.md 5.1's next_avail rescheduling) and Window() (bytes in
+//     docs/model.md §5.1's next_avail rescheduling) and Window() (bytes in
 //     flight allowed; 0 means no window);
 //   - an algorithm that also implements [Resetter] may be reset and reused
 //     for a later QP of the same NIC (rnic reuses a closed per-flow QP

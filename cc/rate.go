@@ -73,7 +73,7 @@ func RateFloor(env Env, own engine.Rate) engine.Rate {
 }
 
 // Window is the reference model's window for a QP now sending at rate r
-// (REFERENCE.md 5.1, RdmaQueuePair::GetWin):
+// (docs/model.md §5.1, RdmaQueuePair::GetWin):
 //
 //   - 0 (no window) unless hasWin and env.BDP > 0;
 //   - env.BDP when !varWin;

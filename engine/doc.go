@@ -37,38 +37,27 @@
 // timers, flow arrivals, first deliveries onto idle links). A bucket whose
 // events arrive badly out of order is served as a small heap, so no
 // event-time distribution is pathological. Against the 4-ary heap alone,
-// with everything else equal, the 1 ms BenchmarkNetwork run executed 27%
-// fewer instructions with the first wheel (cachegrind: 5.7G against 7.9G;
-// the heap's sifts alone were 3.8G) and ran about 30% faster.
+// with everything else equal, the wheel saves most of the heap's sifts,
+// about half of a network run's instructions.
 //
-// The bucket width (2026-12-02, issue #19). A 128-host network at 50% load
-// has about 9 events per ns, so a 512 ps bucket (the first wheel: 8192 of
-// them, 4.2 us) held several, and an event that landed before its
-// bucket's last one walked the list from its head: 25% of the inserts in
-// BenchmarkNetwork/dcqcn and 47% in BenchmarkFlowList/streamed, whose
-// events are more often out of order (a transmission ends 80 ns ahead, a
-// chained delivery the gap to the next packet, an ACK 4.8 ns). With 32 ps
-// buckets a bucket nearly always holds the events of one time, which
-// arrive in sequence order: out-of-order inserts are 2.0% and 2.6% (0 in
-// /control), and no bucket is served as a heap. Most buckets are empty, so
-// the wheel finds the next non-empty one from a summary word per 64
-// bitmap words. A bucket keeps only its ring's last node (4 bytes, 16 to a
-// line), so a line covers 512 ps (the first wheel's covered 4 ns): with
-// first and last pointers (8-byte buckets) and a 2.1 us window,
-// BenchmarkDeepQueues/none (a million packets queued, memory bound) lost
-// 5-11% in 4 of 4 interleaved runs. The window is 1.05 us (32768
-// buckets, 128 KiB of tails): with 524 ns (16384 buckets, until
-// 2026-12-02) BenchmarkQueue's uniform 1 us spread went half to the far
-// heap and pending=1e3 ran 4.6x slower than with the 512 ps wheel; over 6
-// old-new-new-old runs each (load average 8-15) pending=1e3 went 201 -> 91
-// ns (-55%, p = 0.015), pending=1e1 172 -> 78 ns and 1e5 1.21 -> 1.07 us
-// (both ~); BenchmarkNetwork/dcqcn 394k -> 404k pkts/cpu-s (p = 0.82)
-// and BenchmarkFlowList/streamed 214k -> 200k (p = 0.49) did not move
-// (both a third of their usual speed on the loaded machine). A delivery
-// onto an idle 1 us link (1.08 us ahead) still goes to the heap: 0.5-1.5%
-// of the events. The total order is unchanged (time, then sequence), so
-// no output changed; the measurements are in docs/performance-notes.md
-// ("Events per packet and the event queue").
+// The bucket width (issue #19). A 128-host network at 50% load has about
+// 9 events per ns, so wide buckets hold several events, and an event that
+// lands before its bucket's last one walks the list from its head; events
+// are often out of order (a transmission ends 80 ns ahead, a chained
+// delivery the gap to the next packet, an ACK 4.8 ns). With 32 ps buckets
+// a bucket nearly always holds the events of one time, which arrive in
+// sequence order: out-of-order inserts are a few percent, and no bucket
+// is served as a heap. Most buckets are empty, so the wheel finds the next
+// non-empty one from a summary word per 64 bitmap words. A bucket keeps
+// only its ring's last node (4 bytes, 16 to a line), so a line covers
+// 512 ps: 8-byte buckets with first and last pointers cost the
+// memory-bound deep-queue case. The window is 1.05 us (32768 buckets,
+// 128 KiB of tails) so that events up to about a microsecond ahead stay
+// in the wheel; a delivery onto an idle 1 us link (1.08 us ahead) still
+// goes to the heap, 0.5-1.5% of the events. The total order is unchanged
+// (time, then sequence), so no output depends on the width. Measurements:
+// docs/performance-notes.md, section 3.2 (and "Events per packet and the
+// event queue", section 2.6).
 //
 // # Randomness
 //

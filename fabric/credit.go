@@ -7,7 +7,7 @@ import (
 )
 
 // Credit-based flow control (Config.Credits > 0), the optional link mode
-// of REFERENCE.md 10.1's mapping ("credit-based links are an optional
+// of docs/model.md §10.1's mapping ("credit-based links are an optional
 // link mode"), as InfiniBand links and the ARN+AFI paper's simulator
 // run: instead of PFC's PAUSE and RESUME, every port whose peer is a
 // switch holds, per data class, credits for the bytes that the switch's

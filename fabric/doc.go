@@ -24,7 +24,7 @@
 // "strict" = every class strict), skipping paused classes.
 //
 // Buffer and PFC follow the reference model's Broadcom-style MMU exactly
-// (REFERENCE.md 3.3; switch-mmu.cc SwitchMmu): per ingress (port, class)
+// (docs/model.md §3.3; switch-mmu.cc SwitchMmu): per ingress (port, class)
 // reserve, shared and headroom bytes, a dynamic PAUSE threshold (buffer -
 // headroom - reserve - shared) >> shift with shift 3 at the NIC rate and
 // one less per doubling, RESUME with a 3072 B offset. Receivers hold a
@@ -175,7 +175,7 @@
 // # Topologies
 //
 // SpineLeaf (default 8 leaves x 16 hosts at 100 Gbps, 4 spines, one 400
-// Gbps link per leaf-spine pair, 1 us links: 1:1, REFERENCE.md 2.1), Star,
+// Gbps link per leaf-spine pair, 1 us links: 1:1, docs/model.md §2.1), Star,
 // Dumbbell, FatTree (k-ary, three tiers) and ReadTopologyFile (the
 // reference model's topology.txt, parallel links kept). Host h is node h;
 // switches follow. SpineLeaf's leaves are TierLeaf and its spines
@@ -225,34 +225,21 @@
 // work until that packet's turn instead of stalling it. The prefetch is a
 // PREFETCHT0 instruction (internal/prefetch: Go has no prefetch intrinsic,
 // so it is a two-instruction assembly function; a plain load on other
-// architectures). A plain load, what these sites did first (+60% on
-// BenchmarkDeepQueues/none against none), holds up retirement until the
-// line arrives, so a few such loads in flight stall the core; the
-// instruction does not: BenchmarkDeepQueues/none +30% data packets per CPU
-// second over the loads (benchstat, 6 interleaved runs, p = 0.002),
-// BenchmarkSparseFabric hosts=128 +13% (p = 0.041), hosts=8192 +18%
-// (p = 0.015), BenchmarkNetwork/dcqcn unchanged (p = 0.39).
+// architectures). A plain load, what these sites did first, holds up
+// retirement until the line arrives, so a few such loads in flight stall
+// the core; the instruction does not.
 //
-// What is left of a deep queue's cost (issue #19, profiled over four runs
-// of each): BenchmarkDeepQueues/none spends 1.34 us of CPU per data packet
-// sent where BenchmarkNetwork/dcqcn spends 0.91, from 17% more events per
-// packet (11.96 against 10.21: a backlogged port has a tx-done event per
-// packet at every hop, an idle one sends on the enqueue) and 26% more per
-// event (112 ns against 89). The event queue costs the same per event;
-// the difference is the queued-packet path waiting on memory (the wire,
-// the class queue, their rings and prefetches, the ingress accounting:
-// 631 ns per packet against 316), because each hop dequeues a packet last
-// touched milliseconds before. The garbage collector is 1.3% of the CPU
-// and page faults 2.5-6%, so a pointer-free Packet (noscan slabs) would
-// save about 1% (done since, below). Tried and not kept, none outside the noise over 6-16
-// interleaved runs: prefetching the ring line after the head's (class
-// queue and wire) or the one the next push writes; deep rings from
-// huge-page blocks with free lists by size, and packet slabs on 2 MiB
-// boundaries (together half the page faults, the same system time, 26%
-// more heap address space); CLDEMOTE of a packet queued behind others;
-// PREFETCHT1 for PREFETCHT0. Removing either prefetch costs 18%
-// (dequeue) and 9% (delivery). Figures in docs/performance-notes.md,
-// section 2 (the history of README "Large fabrics and deep queues").
+// A deep queue still costs more CPU per packet than the default network
+// (issue #19): a backlogged port has a tx-done event per packet at every
+// hop where an idle one sends on the enqueue, and each event waits longer
+// on memory, because each hop dequeues a packet last touched milliseconds
+// before. The event queue costs the same per event, and the garbage
+// collector and page faults are a few percent. Tried and not kept, none
+// outside the noise: prefetching the ring line after the head's or the
+// one the next push writes; deep rings and packet slabs from huge-page
+// blocks; CLDEMOTE of a packet queued behind others; PREFETCHT1 for
+// PREFETCHT0. Both prefetches above pay for themselves. Measurements:
+// docs/performance-notes.md, sections 2 and 3.1.
 //
 // So a switch port's class queue is a FIFO linked through its packets
 // (qfifo), not a ring of pointers: the dequeue finds the next packet's
@@ -266,16 +253,9 @@
 // (Pool.Hops), so the two fit in the 8 bytes the INT pointer took and
 // the Packet holds no pointer: its slabs are not scanned by the garbage
 // collector. Order is unchanged (a FIFO per class; the discipline picks
-// the class as before), and so is every output. Measured 2026-12-02 on
-// a quiet 2-vCPU AMD EPYC host (load average about 1; 20 runs of each
-// binary in ABBA order, each running both benchmarks in one process):
-// BenchmarkDeepQueues/none 215k -> 233k pkts/cpu-s (+8.2%, p = 0.002),
-// BenchmarkNetwork/dcqcn 455k -> 476k (~, p = 0.13), their per-run ratio
-// 46.1% -> 49.3% median (+6.9%, p = 0.015). A first series on the loaded
-// host (load 9-14, 22 runs each) gave +10% (p = 0.28) and 38.2% -> 44.0%
-// (p = 0.094): the memory-bound case loses most when other processes
-// share the caches. On this host's 512 KiB-1 MiB L2 the deep-queue ratio
-// is far below the 68.8% of the Intel host with 2 MiB per vCPU.
+// the class as before), and so is every output. How much it gains
+// depends on the host's cache (measurements: docs/performance-notes.md,
+// section 3.1).
 //
 // Large fabrics span more memory than the TLB maps: a k = 32 fat-tree's
 // 49,152 ports take 44 MB in 4 KiB pages, and BenchmarkSparseFabric (the
@@ -283,34 +263,24 @@
 // event on it with as many ports in use. So Build asks the kernel for
 // transparent huge pages on the port slab before its first write
 // (adviseHugePages: madvise MADV_HUGEPAGE on Linux, where THP set to
-// "madvise" honours it; Go does not ask by itself): hosts=8192 +16% data
-// packets per CPU second (benchstat, 6 interleaved runs, p = 0.026),
-// BenchmarkLargeFabric hosts=8192 +18% (p = 0.002), hosts=128 and
-// BenchmarkLargeFabric hosts=1024 unchanged within noise. The rest of the
+// "madvise" honours it; Go does not ask by itself). The rest of the
 // per-hop state is in huge pages too: every switch's ingress accounting in
 // one block (Build), a pool's slabs of packets past its first 2 MiB in
 // 8 MiB slabs (newSlab; Go aligns them to 8 KiB only, so at least three of
 // every four 2 MiB pages in them are whole), and, on networks of 4,096
 // ports or more, the wires' and class queues' rings of up to 64 slots
 // from 8 MiB blocks (ringArena) rather than one Go allocation each.
-// Measured on the loaded VM (benchstat, 6 interleaved runs each): the
-// packet slabs and the accounting block, BenchmarkSparseFabric hosts=8192
-// +19% (p = 0.015), BenchmarkDeepQueues/none +6% (p = 0.24); with the ring
-// blocks too, in a second series, BenchmarkDeepQueues/none +21%
-// (p = 0.004: its million packets) and hosts=8192 unchanged (p = 0.82);
-// hosts=128 and BenchmarkNetwork unchanged in both. Addresses decide no
-// result, so outputs are unchanged.
+// Addresses decide no result, so outputs are unchanged.
 //
 // On a k = 32 fat-tree at 50% load (BenchmarkLargeFabric hosts=8192, 164k
 // packets in flight over 49,152 ports) a delivery was three misses in a
 // row: the port's first line, then the ring slot it names, then the
-// packet the slot names (3.7, 4.0 and 5.3 s of a 39 s profile). So a wire
-// keeps its head packet in the port's first line (wire.hp): the packet's
-// address comes with the port, and the next slot is read after the pop,
-// off the chain. And ECMP takes a single next hop (a down port) from
-// Switch.nextHops as a port number, without loading the one-element slice
-// of portIDs that Routes returns (1.0 s of the same profile). Measured in
-// docs/performance-notes.md, section 2.
+// packet the slot names. So a wire keeps its head packet in the port's
+// first line (wire.hp): the packet's address comes with the port, and the
+// next slot is read after the pop, off the chain. And ECMP takes a single
+// next hop (a down port) from Switch.nextHops as a port number, without
+// loading the one-element slice of portIDs that Routes returns.
+// Measurements: docs/performance-notes.md, sections 2 and 3.1.
 //
 // Then the per-hop state was laid out again so that a hop touches fewer
 // lines (issue #19; the per-hop lines table in docs/performance-notes.md,
@@ -346,15 +316,9 @@
 //     the header and class 3 always 64 B apart).
 //
 // Tried and not kept: the wire's first two packets inline in line 0 with
-// the ring's header in the cold lines. Busy 100 Gbps wires hold a dozen
-// packets (1 us of 1048 B frames at 83.84 ns), so most pops still read a
-// ring slot, and now behind a load of the cold ring header: hosts=8192
-// measured 149k against the base's 168k in one interleaved pair, the
-// profile 2.7 s on the cold header and 4.7 s on the slot (against 3.0 s
-// on the slot alone). Also not kept: prefetching, at each pop, the ring
-// line the next pop will read when the head moves into a new one (four
-// slots share a line): over 6 interleaved runs against the re-layout
-// without it, BenchmarkLargeFabric hosts=8192 +12% (p = 0.24),
-// BenchmarkNetwork/dcqcn -6% (p = 0.18), BenchmarkSparseFabric
-// hosts=8192 -5% (p = 0.39): not shown to help.
+// the ring's header in the cold lines (busy 100 Gbps wires hold a dozen
+// packets, so most pops still read a ring slot, and now behind a load of
+// the cold ring header); and prefetching, at each pop, the ring line the
+// next pop will read when the head moves into a new one (four slots share
+// a line): not shown to help (docs/performance-notes.md, section 3.1).
 package fabric

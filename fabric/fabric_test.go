@@ -24,7 +24,7 @@ func defaultSpineLeaf(t testing.TB) *Network {
 	return n
 }
 
-// REFERENCE 3.3 worked example: an empty default leaf switch (16 x 100G +
+// docs/model.md §3.3 worked example: an empty default leaf switch (16 x 100G +
 // 4 x 400G, 1 us links, 32 MiB).
 func TestPFCThresholdWorkedExample(t *testing.T) {
 	n := defaultSpineLeaf(t)
@@ -47,7 +47,7 @@ func TestPFCThresholdWorkedExample(t *testing.T) {
 	}
 }
 
-// REFERENCE 2.1: base RTT 4,160 ns within a leaf, 8,200 ns across leaves;
+// docs/model.md §2.1: base RTT 4,160 ns within a leaf, 8,200 ns across leaves;
 // maxBdp 102,500 B.
 func TestSpineLeafPaths(t *testing.T) {
 	n := defaultSpineLeaf(t)
@@ -105,7 +105,7 @@ func TestECNProbability(t *testing.T) {
 			t.Errorf("p(%d) = %g, want %g", tc.q, got, tc.want)
 		}
 	}
-	// Thresholds scale with the port rate (REFERENCE 3.4 table).
+	// Thresholds scale with the port rate (docs/model.md §3.4 table).
 	if got := scaleBytes(400_000, 400*engine.Gbps); got != 1_600_000 {
 		t.Errorf("kmin at 400G = %d, want 1,600,000", got)
 	}

@@ -3,7 +3,7 @@ package fabric
 import "github.com/dcsim/dcsim/engine"
 
 // MaxINTHops is the depth of the INT stack a data packet carries
-// (REFERENCE.md 3.5); a path longer than this wraps and overwrites.
+// (docs/model.md §3.5); a path longer than this wraps and overwrites.
 const MaxINTHops = 5
 
 // INTHop is one switch's in-band telemetry record, pushed on a data packet

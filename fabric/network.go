@@ -24,7 +24,7 @@ type Config struct {
 	Weights [NumClasses]int32
 
 	// ECN marking; thresholds are given for a 100 Gbps port and scaled
-	// linearly with each port's rate (REFERENCE 3.4). ClassECN overrides
+	// linearly with each port's rate (docs/model.md §3.4). ClassECN overrides
 	// them for single classes (a nil entry keeps the default; an entry
 	// with Off set disables marking in that class). Class 0 is never marked.
 	ECN      bool
@@ -84,7 +84,7 @@ type HeadroomRule uint8
 
 const (
 	// HeadroomReference is rate_bps * prop_delay_ns / 8 / 10^9 * 3
-	// (REFERENCE 3.3; third.cc's ConfigHdrm), independent of the MTU.
+	// (docs/model.md §3.3; third.cc's ConfigHdrm), independent of the MTU.
 	HeadroomReference HeadroomRule = iota
 	// HeadroomSized is Config.SizedHeadroom.
 	HeadroomSized
@@ -112,7 +112,7 @@ const (
 //	             took shared buffer), that arrival is itself charged to
 //	             headroom
 //
-// in bytes, r*t rounded down. It is REFERENCE 3.3's intent (in-flight
+// in bytes, r*t rounded down. It is docs/model.md §3.3's intent (in-flight
 // bytes over the round trip, a frame on each side, the response time)
 // spelled out for dcsim's switch, where a frame counts on arrival of its
 // last bit. The reference's rate*delay*3 is 37,500 B at 100 Gbps and 1 us
@@ -397,7 +397,7 @@ func (p Path) Bottleneck() engine.Rate {
 	return b
 }
 
-// BaseRTT is the path's base RTT (REFERENCE 8.1, the function BaseRTT).
+// BaseRTT is the path's base RTT (docs/model.md §8.1, the function BaseRTT).
 func (p Path) BaseRTT(payload int64) engine.Time { return BaseRTT(p.Delays, p.Rates, payload) }
 
 // PathBetween returns the path from host src to host dst.
@@ -446,7 +446,7 @@ func (n *Network) walkFrom(sw *Switch, dst int, hop func(engine.Rate, engine.Tim
 	}
 }
 
-// MaxRTTBDP is maxRtt and maxBdp (REFERENCE 2.1) over host pairs for a
+// MaxRTTBDP is maxRtt and maxBdp (docs/model.md §2.1) over host pairs for a
 // payload size: the largest base RTT, and the largest rtt*bottleneck in
 // bytes. It evaluates one pair per pair of attachment switches (plus a
 // same-switch pair where a switch has two hosts), which is exact when the

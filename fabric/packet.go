@@ -54,7 +54,7 @@ type Packet struct {
 	Class uint8 // priority class 0..7
 	ECT   bool  // ECN-capable transport
 	CE    bool  // congestion experienced (set by a switch at dequeue)
-	CNP   bool  // on an ACK: congestion echo (REFERENCE 4.5 ack_flag mode)
+	CNP   bool  // on an ACK: congestion echo (docs/model.md §4.5 ack_flag mode)
 	Last  bool  // on data: last packet of its message
 	Pause bool  // on PFC: true = PAUSE, false = RESUME
 	ectx  uint8 // ingress class at the current switch (the router may change Class, the egress class)

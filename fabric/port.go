@@ -20,7 +20,7 @@ type Source interface {
 	// Next returns the packet to transmit now, or nil if none may go now.
 	// The returned packet's class must not be paused on the port, except
 	// for an ACK or NACK: a NIC's ACK queue may ignore PAUSE (the
-	// reference's ACK_HIGH_PRIO, REFERENCE.md 4.4).
+	// reference's ACK_HIGH_PRIO, docs/model.md §4.4).
 	Next(now engine.Time) *Packet
 	// HasMore reports whether Next might return a packet once the current
 	// transmission ends; a false answer obliges the source to call Kick
@@ -360,7 +360,7 @@ func (pt *Port) PausedFor(now engine.Time, c int) engine.Time {
 }
 
 // ECN is RED marking at dequeue on one egress queue's byte count
-// (REFERENCE 3.4): above Kmax always, between Kmin and Kmax with a
+// (docs/model.md §3.4): above Kmax always, between Kmin and Kmax with a
 // probability rising linearly to Pmax, never at or below Kmin.
 type ECN struct {
 	Kmin, Kmax int64

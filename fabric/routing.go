@@ -9,7 +9,7 @@ type Router interface {
 	Route(sw *Switch, p *Packet, inPort int) int
 }
 
-// ECMP is per-flow equal-cost multipath (REFERENCE 3.2): MurmurHash3 over
+// ECMP is per-flow equal-cost multipath (docs/model.md §3.2): MurmurHash3 over
 // (src, dst, sport | dport<<16), seeded with the switch id xor Salt, modulo
 // the number of equal-cost next hops. Salt 0 reproduces the reference
 // model's hash; scenarios derive it from the seed's "ecmp" stream so that

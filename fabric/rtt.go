@@ -6,7 +6,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 )
 
-// BaseRTT is the reference model's base RTT of a path (REFERENCE.md 8.1),
+// BaseRTT is the reference model's base RTT of a path (docs/model.md §8.1),
 // in whole ns:
 //
 //	base_rtt = sum over hops of 2*delay + sum over hops of payload*8*10^9/rate
@@ -39,7 +39,7 @@ func BaseRTT(propDelays []engine.Time, hopRates []engine.Rate, payload int64) en
 }
 
 // BDP is the bandwidth-delay product in bytes as the reference model
-// computes it (REFERENCE.md 2.1): rtt_ns * rate / 10^9 / 8, integer.
+// computes it (docs/model.md §2.1): rtt_ns * rate / 10^9 / 8, integer.
 func BDP(rtt engine.Time, rate engine.Rate) int64 {
 	return engine.MulDiv(rtt.Nanoseconds(), int64(rate), 1_000_000_000) / 8
 }

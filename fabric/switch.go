@@ -6,12 +6,12 @@ import (
 	"github.com/dcsim/dcsim/engine"
 )
 
-// PFC frame size on the wire (REFERENCE 4.1).
+// PFC frame size on the wire (docs/model.md §4.1).
 const PFCFrameBytes = 43
 
 // Switch is an output-queued switch with a shared buffer. Ingress
 // accounting, PFC and headroom follow the reference model's Broadcom-style
-// MMU (REFERENCE 3.3); egress queues, scheduling and ECN live in its Ports.
+// MMU (docs/model.md §3.3); egress queues, scheduling and ECN live in its Ports.
 //
 // Field order is deliberate (TestSwitchLayout pins it): what a packet's
 // route and admission read fills the first three cache lines (the router,

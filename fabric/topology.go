@@ -152,7 +152,7 @@ func Dumbbell(perSide int, hostLink, bottleneck engine.Rate, delay engine.Time) 
 	return t, t.Validate()
 }
 
-// FatTree is the three-tier k-ary fat-tree (REFERENCE 2.2): k pods of k/2
+// FatTree is the three-tier k-ary fat-tree (docs/model.md §2.2): k pods of k/2
 // edge and k/2 aggregation switches, (k/2)^2 core switches, k^3/4 hosts.
 // Host h is on edge switch h/(k/2). Aggregation switch j of every pod links
 // to core switches j*k/2 .. (j+1)*k/2-1.
@@ -197,8 +197,8 @@ func FatTree(k int, hostLink, fabricLink engine.Rate, delay engine.Time) (*Topol
 	return t, t.Validate()
 }
 
-// ReadTopologyFile parses the reference model's topology.txt (REFERENCE
-// 2.3): "node_num switch_num link_num", the switch ids, then one line per
+// ReadTopologyFile parses the reference model's topology.txt (docs/model.md
+// §2.3): "node_num switch_num link_num", the switch ids, then one line per
 // link "src dst rate delay error_rate". Non-switch nodes become hosts in
 // increasing id order; switches keep their listed order. Parallel links are
 // kept (the reference model keeps only the last). A non-zero error rate is

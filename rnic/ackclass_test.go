@@ -32,7 +32,7 @@ func switchPortTo(t *testing.T, net *fabric.Network, h int) *fabric.Port {
 	return nil
 }
 
-// ACK classes (REFERENCE.md 3.1, 4.4), exact to the picosecond on the
+// ACK classes (docs/model.md §3.1, §4.4), exact to the picosecond on the
 // one-packet case of TestOnePacketTiming: host 0 sends 1000 B to host 1
 // through one switch; the data arrives at 2 x (83.84 ns + 1 us), the 60 B
 // ACK leaves host 1 at once and reaches the switch 4.8 ns + 1 us later,

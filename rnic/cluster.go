@@ -12,7 +12,7 @@ import (
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
-// CNPMode selects how congestion is signalled back (REFERENCE 4.5).
+// CNPMode selects how congestion is signalled back (docs/model.md §4.5).
 type CNPMode uint8
 
 // CNP modes.
@@ -40,7 +40,7 @@ const (
 	AtomicDeferred
 )
 
-// Mapping is how messages map onto QPs (REFERENCE 6.1).
+// Mapping is how messages map onto QPs (docs/model.md §6.1).
 type Mapping struct {
 	PerFlow bool // one QP per message (the reference model)
 	Pool    int  // otherwise: this many QPs per ordered host pair
@@ -76,12 +76,12 @@ type Config struct {
 	// hole until it has been open that long (rocev2.SelectiveSender).
 	ReorderWindow engine.Time
 	// Atomics is what the selective receiver does with an ATOMIC that
-	// arrives before a lower PSN (REFERENCE.md 9.3); go-back-N never keeps
+	// arrives before a lower PSN (docs/model.md §9.3); go-back-N never keeps
 	// one.
 	Atomics AtomicOrder
 	// ImplicitFence holds every ATOMIC until the WRITEs posted before it on
 	// its QP are acknowledged (ImplicitFence), the requester's fence of
-	// multi-path NICs (REFERENCE.md 9.3, fence = implicit).
+	// multi-path NICs (docs/model.md §9.3, fence = implicit).
 	ImplicitFence bool
 	AckInterval   int64 // bytes between ACKs (1 = every packet)
 	NackInterval  engine.Time

@@ -84,7 +84,7 @@
 // placement), and a READ request is answered when it arrives; the
 // responder ACKs a READ request (a later READ's implicit acknowledgement
 // of everything before it would be wrong with holes); an ATOMIC that
-// arrives out of order is, by Config.Atomics (REFERENCE.md 9.3), discarded
+// arrives out of order is, by Config.Atomics (docs/model.md §9.3), discarded
 // and NACKed without a range, so it executes once, in order (the requester
 // resends it in recovery: AtomicResend, the default); or kept like data
 // (NACKed with its range) and executed on arrival (AtomicEager, scenario
@@ -153,7 +153,7 @@
 // asks the Scheduler to Pick a ready QP and a data class.
 //
 // ACK and NACK travel in the class of the data they acknowledge, as in the
-// reference model (REFERENCE.md 3.1, 4.4): switches queue them FIFO with
+// reference model (docs/model.md §3.1, §4.4): switches queue them FIFO with
 // that data, admit them against the buffer and stop them with a PAUSE of
 // that class. Config.AckHighPrio is the reference's ACK_HIGH_PRIO, which
 // third.cc applies to hosts only (RdmaEgressQueue::ack_q_idx = 0; the
@@ -166,7 +166,7 @@
 // pacing time has come: after a packet of L bytes at rate R the QP waits
 // L*8/R (a QP at line rate never waits longer than the port itself). A rate
 // change moves the pending pacing time by the difference of the two
-// serialization times (REFERENCE.md 5.1). When nothing is ready the NIC
+// serialization times (docs/model.md §5.1). When nothing is ready the NIC
 // wakes at the earliest pacing time. Hosts obey PFC per class and never
 // send PAUSE.
 //
@@ -275,10 +275,8 @@
 // QP is opened exactly as a new one (TestQPReuse: 2,000 flows with and
 // without reuse give the same messages, counters and events). So a
 // caller must not keep a *QP past QPClosed or its last message's
-// OnComplete: it may have become another flow's.
-//
-// Measured on BenchmarkFlowList (10^6 flows of 10 KB, README
-// Performance): 0.71 allocations per data packet, down from 0.91 (the
-// flow-list record, its message, its flow record's optional values, and
-// the receive state remain).
+// OnComplete: it may have become another flow's. What still allocates
+// per flow is the flow-list record, its message, its flow record's
+// optional values and the receive state (BenchmarkFlowList; measurements:
+// docs/performance-notes.md, section 3.5).
 package rnic

@@ -1,6 +1,6 @@
 package rnic
 
-// One-sided verbs: fences on the requester (REFERENCE.md 9.1), built on
+// One-sided verbs: fences on the requester (docs/model.md §9.1), built on
 // Ext.Wait, and what a placement hook asks of a packet.
 
 import (

@@ -108,7 +108,7 @@ func TestImplicitFence(t *testing.T) {
 // serialisations): go-back-N and selective repeat with resent ATOMICs
 // execute it after the WRITE's data is placed; ooo-ordered executes it
 // when the WRITE arrives (the same instant); ooo-eager executes it on
-// arrival, before the data: the ordering violation of REFERENCE.md 9.3.
+// arrival, before the data: the ordering violation of docs/model.md §9.3.
 func TestResponderAtomicModes(t *testing.T) {
 	writeAt := 4*ser(1048) + 6*engine.Microsecond
 	faaAt := ser(1048) + 4*ser(76) + 4*engine.Microsecond

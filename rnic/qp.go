@@ -208,7 +208,7 @@ func (qp *QP) rewound() {
 }
 
 // applyCC reads the algorithm's rate and window, reschedules pacing after
-// a rate change (REFERENCE 5.1), re-arms its timer and updates readiness.
+// a rate change (docs/model.md §5.1), re-arms its timer and updates readiness.
 func (qp *QP) applyCC(now engine.Time) {
 	r := qp.cc.Rate()
 	cp := &qp.host.c.Cfg.Compat

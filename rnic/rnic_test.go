@@ -138,7 +138,8 @@ func (o *rrObserver) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
 }
 
 // Packet-level round robin: N backlogged QPs on one NIC get equal bytes
-// within one MTU at every instant while all are backlogged (REFERENCE 11.2).
+// within one MTU at every instant while all are backlogged (docs/model.md
+// §11.2).
 func TestFairRoundRobinEqualBytes(t *testing.T) {
 	for _, n := range []int{2, 5, 16} {
 		r := newRig(t, star(t, n+1), fabric.DefaultConfig(), nil)

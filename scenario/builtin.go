@@ -19,11 +19,12 @@ type builtin struct {
 var builtins = []builtin{
 	{
 		Builtin: Builtin{Name: "default", Doc: "128 hosts, 100G spine-leaf (8 leaves x 16, 4 x 400G spines), WebSearch at 50% load, fair sharing, DCQCN, 10ms of arrivals"},
-		text: `# DESIGN.md's default scenario: 128 hosts on a 100 Gbps spine-leaf
-# (8 leaves x 16 hosts, 4 spines, 400 Gbps fabric links), WebSearch at 50%
-# load, fair sharing, DCQCN. Every other field takes its default. 10ms of
-# arrivals is about 4,700 flows, enough for stable p99s per size bucket,
-# and runs in well under a minute on one core.
+		text: `# The default scenario of docs/design.md "Command line": 128 hosts on a
+# 100 Gbps spine-leaf (8 leaves x 16 hosts, 4 spines, 400 Gbps fabric
+# links), WebSearch at 50% load, fair sharing, DCQCN. Every other field
+# takes its default. 10ms of arrivals is about 4,700 flows, enough for
+# stable p99s per size bucket, and runs in well under a minute on one
+# core.
 name: default
 duration: 10ms
 cc: {algorithm: dcqcn}
@@ -34,7 +35,7 @@ cc: {algorithm: dcqcn}
 		text: `# The FCT experiment of the HPCC paper (SIGCOMM 2019): WebSearch flows at
 # 30% and 50% load, DCQCN against HPCC, slowdown per flow-size bucket at
 # p50/p95/p99. The paper used a 320-server fat-tree; this runs on dcsim's
-# 128-host 100 Gbps spine-leaf (REFERENCE.md 2.1). Compare with
+# 128-host 100 Gbps spine-leaf (docs/model.md §2.1). Compare with
 #   dcsim run hpcc-paper --set cc.algorithm=hpcc
 #   dcsim run hpcc-paper --set workload.load=0.5 [--set cc.algorithm=hpcc]
 name: hpcc-paper
@@ -45,7 +46,7 @@ workload: {kind: cloud, distribution: websearch, load: 0.3}
 	},
 	{
 		Builtin: Builtin{Name: "storm-cloud", Doc: "STORM study base: 128-host spine-leaf, per-pair QPs, strict-priority switches, DCQCN, WebSearch 50%; sweep examples/storm-cloud.yaml"},
-		text: `# The base of the STORM comparison (REFERENCE.md 6): the 128-host 100 Gbps
+		text: `# The base of the STORM comparison (docs/model.md §6): the 128-host 100 Gbps
 # spine-leaf, one QP per ordered host pair (so messages queue behind each
 # other and backlog means something), strict-priority switch queues (STORM,
 # SRPT and PIAS tag classes; fair sharing keeps all data in class 3),
@@ -63,7 +64,7 @@ workload: {kind: cloud, distribution: websearch, load: 0.5}
 	},
 	{
 		Builtin: Builtin{Name: "storm-80", Doc: "the STORM paper's 80% case: storm-cloud at load 0.8 (WebSearch; --set nic.scheduler=fair for the baseline); README compares it with the paper and the fluid bounds"},
-		text: `# The STORM paper's sensitivity case (REFERENCE.md 6.6): fair sharing
+		text: `# The STORM paper's sensitivity case (docs/model.md §6.6): fair sharing
 # against the default 3-priority STORM at 80% load, on the paper's
 # set-up as dcsim reads it: 128 hosts at 100 Gbps on the spine-leaf,
 # strict-priority switches, DCQCN, one QP per host pair. The paper does
@@ -160,7 +161,7 @@ workload:
 	},
 	{
 		Builtin: Builtin{Name: "arn-afi", Doc: "ARN+AFI experiment base: k=12 fat-tree (432 hosts, 100G, 100ns), no CC, uniform Solar-sizes 50% background, H10 hot spot 200-400us; --set switch.routing.kind=adaptive --set switch.isolation={}"},
-		text: `# The ARN+AFI experiment (arXiv 2502.00616; REFERENCE.md 10.2): the
+		text: `# The ARN+AFI experiment (arXiv 2502.00616; docs/model.md §10.2): the
 # paper's 432-endnode fat-tree (radix 12: 72 leaf, 72 middle, 36 top
 # switches; --set topology.k=24 for 3,456), 100 Gbps links of 100 ns,
 # MTU 2048, no congestion control (the paper's network has none; PFC
@@ -190,7 +191,7 @@ trace: {interval: 10us, metrics: [efficiency]}
 	},
 	{
 		Builtin: Builtin{Name: "halo", Doc: "one-sided ring-buffer halo exchange (READ head, WRITE, FETCH_ADD tail) of 16 ranks (2x2x4 grid) on a k=4 fat-tree; batches.parquet"},
-		text: `# The write-then-atomic publish protocol of REFERENCE.md 9.2 on a k=4
+		text: `# The write-then-atomic publish protocol of docs/model.md §9.2 on a k=4
 # fat-tree (16 hosts, 100 Gbps, 1 us links): ranks on a 2x2x4 grid, one
 # per host, every ordered pair of face neighbours sending 4,096 particles
 # of 128 B through a 4,096-particle ring in batches of 64. In-order

@@ -53,6 +53,11 @@
 //
 // # Fields
 //
+// docs/scenarios.md is the same reference as tables, one row per field
+// with its type, default, allowed values and meaning, every plug-in's
+// parameters included; TestFieldReference fails when a printed field has
+// no row there, a row no field, or a default or type differs.
+//
 // Top level:
 //
 //	name          string   default: the file's base name without extension; one safe
@@ -80,9 +85,9 @@
 //	hosts           16     star: hosts on the one switch (at least 2)
 //	hosts_per_side  8      dumbbell: hosts on each of the two switches
 //	k               4      fat-tree: switch radix, even; k^3/4 hosts
-//	                       (REFERENCE.md 2.2)
+//	                       (docs/model.md §2.2)
 //	file            ""     file: a reference-model topology.txt
-//	                       (REFERENCE.md 2.3), read when the run is built
+//	                       (docs/model.md §2.3), read when the run is built
 //	host_link       100Gbps host to switch links
 //	fabric_link     400Gbps switch to switch links (spine-leaf, fat-tree)
 //	bottleneck_link 100Gbps dumbbell: the link between the two switches
@@ -100,7 +105,7 @@
 // 11.5 GiB and is rejected with that figure. A file topology, routed by
 // shortest-path tables of up to S^2 entries, is checked when it is read.
 //
-// switch: every switch (REFERENCE.md 3).
+// switch: every switch (docs/model.md §3).
 //
 //	buffer            32MiB  shared buffer per switch
 //	pfc               true   lossless PFC per priority; false is lossy
@@ -116,7 +121,7 @@
 //	                         43 B PAUSE + rate x pfc_response_time, so
 //	                         that a lossless fabric never drops; fabric
 //	                         Config.SizedHeadroom), reference (rate x
-//	                         delay x 3, REFERENCE.md 3.3, whatever the
+//	                         delay x 3, docs/model.md §3.3, whatever the
 //	                         MTU) or auto: the larger of the two
 //	                         (the reference's where it suffices, so
 //	                         thresholds match it at MTU 1000; sized
@@ -133,7 +138,7 @@
 //	                         under wrr; each at least 1
 //	lossy_queue_limit 0B     with pfc false: tail-drop limit per egress
 //	                         queue; 0 means only the shared buffer limits
-//	ecn.enabled       true   RED marking at dequeue (REFERENCE.md 3.4)
+//	ecn.enabled       true   RED marking at dequeue (docs/model.md §3.4)
 //	ecn.base_rate     100Gbps the port rate kmin and kmax are given for;
 //	                         a port of rate R uses kmin*R/base_rate and
 //	                         kmax*R/base_rate (ECN.Thresholds)
@@ -143,7 +148,7 @@
 //	int               auto   INT stamping: auto (on when the CC algorithm
 //	                         asks for INT), on, off
 //
-// The ECN defaults follow cc.algorithm (REFERENCE.md 3.4): with dctcp, each
+// The ECN defaults follow cc.algorithm (docs/model.md §3.4): with dctcp, each
 // of kmin, kmax and pmax that the scenario does not give is 300KB, 300KB
 // and 1 (K = 300KB per 100 Gbps, scaled to base_rate); the other
 // algorithms keep 400KB, 1600KB and 0.2. A field given in the file, its
@@ -155,7 +160,7 @@
 // counts the drops in run.parquet's counters as headroom_drops; drops
 // behind such ACKs count as pause_ignored_drops (fabric doc.go).
 //
-// nic: every host RNIC and its RoCEv2 transport (REFERENCE.md 4, 6).
+// nic: every host RNIC and its RoCEv2 transport (docs/model.md §4, §6).
 //
 //	mtu               1000   payload bytes per full data packet (1-9216);
 //	                         headers come on top
@@ -196,7 +201,7 @@
 //	                         ooo-eager, ooo-ordered: selective repeat that
 //	                         keeps an out-of-order ATOMIC and executes it
 //	                         on arrival, or once every lower PSN arrived
-//	                         (REFERENCE.md 9.3). The default prints nothing
+//	                         (docs/model.md §9.3). The default prints nothing
 //	sack              absent reorder-tolerant loss detection for a selective
 //	                         receiver: {dup_threshold: 3, reorder_window:
 //	                         0s} (nic.sack={} for the defaults). An
@@ -215,7 +220,7 @@
 //	<scheduler>       {}     that scheduler's parameters, e.g. nic.storm:
 //	                         {slots_backlog: 1}; printed fully defaulted
 //
-// cc: congestion control (REFERENCE.md 5).
+// cc: congestion control (docs/model.md §5).
 //
 //	algorithm   dcqcn  see Algorithms (none sends at line rate); the
 //	                   built-ins and a hand-written file share this default
@@ -248,7 +253,7 @@
 //
 // A cloud workload: every host in hosts is a Poisson source at load,
 // sending to a uniformly drawn other host, sizes from distribution
-// (REFERENCE.md 7.3); it needs at least 2 hosts. The other kinds read a
+// (docs/model.md §7.3); it needs at least 2 hosts. The other kinds read a
 // sub-map named after the kind, which may appear only with that kind and
 // is printed only for it:
 //
@@ -368,11 +373,12 @@
 // # Built-ins
 //
 // Builtins lists the scenarios Load knows by name, each with a line of
-// documentation (`dcsim scenarios` prints them): "default" is DESIGN.md's
-// default scenario (128-host 100G spine-leaf, WebSearch at 50%, fair
-// sharing, DCQCN, 10ms of arrivals); the others are the HPCC and STORM
-// experiments, storage fan-out, GPT-3/LLaMA training iterations, a
-// 128-host all-reduce and a 15:1 incast on a 16-host star.
+// documentation (`dcsim scenarios` prints them): "default" is the default
+// scenario of docs/design.md "Command line" (128-host 100G spine-leaf,
+// WebSearch at 50%, fair sharing, DCQCN, 10ms of arrivals); the others
+// are the HPCC and STORM experiments, storage fan-out, GPT-3/LLaMA
+// training iterations, a 128-host all-reduce and a 15:1 incast on a
+// 16-host star.
 //
 // # Plug-ins
 //

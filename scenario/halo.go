@@ -14,7 +14,7 @@ const Halo = "halo"
 // HaloParams are the fields of a halo workload (workloads/halo): ranks on
 // an x*y*z grid, rank r on the r-th of workload.hosts, each ordered pair
 // of face neighbours exchanging particles through a ring buffer at the
-// receiver (REFERENCE.md 9.2).
+// receiver (docs/model.md §9.2).
 type HaloParams struct {
 	X        int  `yaml:"x"`
 	Y        int  `yaml:"y"`

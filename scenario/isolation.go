@@ -3,17 +3,17 @@ package scenario
 import "github.com/dcsim/dcsim/engine"
 
 // Isolation turns on congestion detection, ARNs and the Adapted Flow
-// Channel (switch.isolation; package fabric/isolation, REFERENCE.md 10).
+// Channel (switch.isolation; package fabric/isolation, docs/model.md §10).
 // Absent, switches have no detectors and nothing prints; present, its
 // fields take these defaults.
 type Isolation struct {
 	// VCBuffer is the input buffer of one class at a port, the total of
-	// its credits (REFERENCE.md 10.2: 64 KB per VC per port, ours).
+	// its credits (docs/model.md §10.2: 64 KB per VC per port, ours).
 	VCBuffer Size `yaml:"vc_buffer"`
 	// HCDTh, LCDTh and FCTh are fractions of vc_buffer: the high and low
 	// congestion-detection thresholds on an output queue's occupancy and
 	// the free-credits threshold on the downstream input buffer
-	// (REFERENCE.md 10.1: 50%, 25%, 50%).
+	// (docs/model.md §10.1: 50%, 25%, 50%).
 	HCDTh float64 `yaml:"hcd_th"`
 	LCDTh float64 `yaml:"lcd_th"`
 	FCTh  float64 `yaml:"fc_th"`
@@ -126,13 +126,13 @@ func (q *Queueing) validate(dataClass int, iso *Isolation) *FieldError {
 
 // Credit is credit-based flow control on every link into a switch
 // (switch.credit; fabric/credit.go), the optional link mode of
-// REFERENCE.md 10.1's mapping: per data class, the upstream port may
+// docs/model.md §10.1's mapping: per data class, the upstream port may
 // send only into the free space of the switch's input buffer for that
 // class, which returns one link delay after the packet leaves. No PFC
 // frame is sent and nothing is dropped. Absent: PFC.
 type Credit struct {
 	// Bytes is each switch input's buffer per data class: 64KB, the
-	// paper set-up's buffer per VC per port (REFERENCE.md 10.2), which is
+	// paper set-up's buffer per VC per port (docs/model.md §10.2), which is
 	// also switch.isolation.vc_buffer's default.
 	Bytes Size `yaml:"bytes"`
 }

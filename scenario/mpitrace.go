@@ -9,7 +9,7 @@ import (
 )
 
 // MPITrace is the workload kind of the reconstructed MPI traces of the
-// ARN+AFI paper (REFERENCE.md 10.2, "Traces"): PTRANS and Inception-v3.
+// ARN+AFI paper (docs/model.md §10.2, "Traces"): PTRANS and Inception-v3.
 const MPITrace = "mpitrace"
 
 // MPITraceParams are the fields of an mpitrace workload (workloads/mpitrace,

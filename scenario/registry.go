@@ -36,9 +36,9 @@ type Plugin struct {
 	// Doc is one line for listings.
 	Doc string
 	// Params returns a new pointer to the plugin's parameter struct, filled
-	// with its defaults for a NIC of rate lineRate (REFERENCE.md scales
-	// several defaults with the rate). Exported fields carry snake_case
-	// yaml tags. engine.Time and engine.Rate fields read and print with
+	// with its defaults for a NIC of rate lineRate (docs/model.md §5 scales
+	// several defaults with the rate). Exported fields carry snake_case yaml
+	// tags. engine.Time and engine.Rate fields read and print with
 	// units like Duration and Rate; other fields as plain YAML values (so a
 	// byte count is an int64 written as a number). A parameter struct
 	// cannot use this package's types: plugins sit below scenario.
@@ -62,7 +62,7 @@ type Plugin struct {
 	// decoded params.
 	Spec func(params any) cc.Spec
 	// ECN, for a congestion-control algorithm, is the switch marking its
-	// reference runs use (REFERENCE.md 3.4), given at ECN.BaseRate: it
+	// reference runs use (docs/model.md §3.4), given at ECN.BaseRate: it
 	// replaces the switch.ecn defaults for each of kmin, kmax and pmax the
 	// scenario does not give. nil keeps the switch defaults.
 	ECN *ECN
@@ -357,8 +357,8 @@ func SchedulerCounters(hosts []*rnic.Host, into map[string]int64) {
 
 // workloadSplit derives size thresholds for a size-aware scheduler from
 // the main workload: PIAS's published table for that distribution when
-// table is "pias" and one exists (REFERENCE 6.4), else the equal-count
-// split of its CDF into levels classes (REFERENCE 6.3, 6.4). A workload
+// table is "pias" and one exists (docs/model.md §6.4), else the equal-count
+// split of its CDF into levels classes (docs/model.md §6.3, §6.4). A workload
 // with no size distribution (incast, flow list, training) gets fallback.
 func workloadSplit(s *Scenario, levels int, table string, fallback []int64) ([]int64, error) {
 	w := &s.Workload

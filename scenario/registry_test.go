@@ -34,7 +34,7 @@ func testPlugin(name string) Plugin {
 		Name: name,
 		Doc:  "test plugin",
 		Params: func(r engine.Rate) any {
-			// Scales with the line rate like REFERENCE.md's 5*bw/25 Mb/s.
+			// Scales with the line rate like docs/model.md §5.2's 5*bw/25 Mb/s.
 			return &testParams{RateAI: r / 5000, Timer: 300 * engine.Microsecond, Gain: 1.0 / 256,
 				Slots: 1, Levels: []int64{70_000, 1_785_000}, Guard: "stall"}
 		},

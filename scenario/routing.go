@@ -26,7 +26,7 @@ type Routing struct {
 	// adaptive routing (a gap of 0) reorders a QP's packets, which only a
 	// selective-repeat receiver keeps.
 	// The default, 5 us, is the time a 100 Gbps port takes to drain the
-	// 64 KB VC buffer of the ARN+AFI set-up (REFERENCE.md 10.2), so a
+	// 64 KB VC buffer of the ARN+AFI set-up (docs/model.md §10.2), so a
 	// flowlet moved off a full queue does not overtake its predecessor.
 	FlowletGap Duration `yaml:"flowlet_gap"`
 	// FlowletSlots is the size of each switch's flowlet table, a power

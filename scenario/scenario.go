@@ -84,7 +84,7 @@ func (t *Topology) HostCount() (n int, ok bool) {
 	return 0, false
 }
 
-// Switch queue disciplines (REFERENCE.md 3.1).
+// Switch queue disciplines (docs/model.md §3.1).
 const (
 	DisciplineRR     = "rr"
 	DisciplineStrict = "strict"
@@ -134,7 +134,7 @@ type Switch struct {
 	Credit          *Credit    `yaml:"credit,omitempty"`
 }
 
-// ECN is RED marking at dequeue (REFERENCE.md 3.4). KMin and KMax are
+// ECN is RED marking at dequeue (docs/model.md §3.4). KMin and KMax are
 // given for a port of rate BaseRate and scale linearly with the port rate.
 type ECN struct {
 	Enabled  bool    `yaml:"enabled"`
@@ -177,7 +177,7 @@ const (
 	Selective       = "selective"
 	// OOOEager and OOOOrdered are selective repeat with an ATOMIC that
 	// arrives out of order kept and executed on arrival, or when every
-	// lower PSN has arrived (REFERENCE.md 9.3); selective resends it.
+	// lower PSN has arrived (docs/model.md §9.3); selective resends it.
 	OOOEager      = "ooo-eager"
 	OOOOrdered    = "ooo-ordered"
 	FenceImplicit = "implicit"
@@ -301,7 +301,8 @@ type Trace struct {
 }
 
 // Default returns the scenario in which every field has its default; its
-// Name is empty. The defaults are DESIGN.md's default scenario.
+// Name is empty. The defaults are the default scenario of docs/design.md
+// "Command line".
 func Default() *Scenario {
 	s := &Scenario{
 		Seed:       1,

@@ -310,7 +310,7 @@ workload: {hosts: ~}
 }
 
 func TestDefaultValues(t *testing.T) {
-	// Spot checks against DESIGN.md and REFERENCE.md 2-4.
+	// Spot checks against docs/design.md and docs/model.md §2-4.
 	s := Default()
 	for _, c := range []struct {
 		name      string
@@ -354,7 +354,7 @@ func must(n int, ok bool) int {
 
 func TestECNThresholds(t *testing.T) {
 	e := Default().Switch.ECN
-	// REFERENCE.md 3.4: 25G 100/400 KB, 50G 200/800, 100G 400/1600, 400G 1600/6400.
+	// docs/model.md §3.4: 25G 100/400 KB, 50G 200/800, 100G 400/1600, 400G 1600/6400.
 	for _, c := range []struct {
 		rate       engine.Rate
 		kmin, kmax int64
@@ -573,7 +573,7 @@ func TestValidateGoBuilt(t *testing.T) {
 	}
 }
 
-// The switch's ECN thresholds follow the CC algorithm (REFERENCE.md 3.4)
+// The switch's ECN thresholds follow the CC algorithm (docs/model.md §3.4)
 // field by field, unless the scenario gives them.
 func TestECNDefaultsFollowCC(t *testing.T) {
 	kb := func(n int64) Size { return Size(n * engine.KB) }

@@ -22,7 +22,7 @@ type Rate engine.Rate
 
 // Size is a byte count that reads and prints with a unit: "32MiB",
 // "400KB", "4KiB", "1000B" or a bare number of bytes. KB = 1000 B,
-// KiB = 1024 B (DESIGN.md, "Model rules").
+// KiB = 1024 B (docs/design.md "Model rules").
 type Size int64
 
 // T returns d as an engine.Time.
@@ -161,7 +161,7 @@ func kindName(n *yaml.Node) string {
 }
 
 // QPMapping says how the RNIC maps messages onto queue pairs
-// (REFERENCE.md 6.1). It reads and prints as "per-flow" (one QP per
+// (docs/model.md §6.1). It reads and prints as "per-flow" (one QP per
 // message, the reference model's), "per-pair" (one QP per ordered host
 // pair, pool:1) or "pool:K" (K QPs per ordered host pair; messages queue
 // FIFO on their QP).
@@ -223,8 +223,7 @@ func (m *QPMapping) UnmarshalYAML(n *yaml.Node) error {
 
 // HostSet selects hosts by index: "all", or a comma-separated list of
 // host indices and inclusive ranges, e.g. "0-15,32,40-47". Hosts are
-// numbered from 0 in topology order (DESIGN.md; for spine-leaf, leaf by
-// leaf).
+// numbered from 0 in topology order (for spine-leaf, leaf by leaf).
 type HostSet string
 
 // AllHosts selects every host.

@@ -407,7 +407,7 @@ type StorageParams struct {
 	MeanInterval         Duration `yaml:"mean_interval"`
 }
 
-// SimAIParams are the fields of a training workload (REFERENCE.md 7.4-7.6):
+// SimAIParams are the fields of a training workload (docs/model.md §7.4-7.6):
 // a SimAI/AICB workload file, or one generated from a model.
 type SimAIParams struct {
 	File          string   `yaml:"file"`            // workload file, or a shipped one by name; empty = generate from model

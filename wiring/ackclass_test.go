@@ -6,7 +6,7 @@ import (
 	"github.com/dcsim/dcsim/scenario"
 )
 
-// nic.ack_class wiring (REFERENCE.md 3.1, 4.4): auto follows the CC's
+// nic.ack_class wiring (docs/model.md §3.1, §4.4): auto follows the CC's
 // ack_high_prio at the NIC only; switches see ACKs in the data class
 // unless the scenario asks for control.
 func TestACKClassWiring(t *testing.T) {

@@ -160,8 +160,8 @@ func TestIncastComparison(t *testing.T) {
 	}
 }
 
-// ecnFor gives the reference model's marking for an algorithm (REFERENCE
-// 3.4): DCTCP runs use a step at K = 300 KB (kmin = kmax, pmax 1); the
+// ecnFor gives the reference model's marking for an algorithm (docs/model.md
+// §3.4): DCTCP runs use a step at K = 300 KB (kmin = kmax, pmax 1); the
 // others RED 400 KB / 1600 KB / 0.2, the scenario default.
 func ecnFor(alg string) []string {
 	if alg == "dctcp" {
@@ -263,9 +263,9 @@ func (l *rateLog) RateChange(now engine.Time, _ *rnic.QP, _, r engine.Rate) {
 	l.rates = append(l.rates, r)
 }
 
-// REFERENCE 11.2 "One CNP to a DCQCN QP", end to end: a switch marks one
+// docs/model.md §11.2 "One CNP to a DCQCN QP", end to end: a switch marks one
 // data packet, the receiver echoes it on the ACK, and the sender's rate
-// must follow REFERENCE 5.2's sequence exactly: 50.7767 Gbps at the CNP's
+// must follow docs/model.md §5.2's sequence exactly: 50.7767 Gbps at the CNP's
 // arrival + 4 us + 1 ns, then 75.3883, 87.6942, 93.8471 Gbps at the
 // increase timer's 300 us firings. This checks the whole feedback path
 // (marking, echo, CC timers armed through the NIC), not just the

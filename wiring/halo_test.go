@@ -11,7 +11,7 @@ import (
 	"github.com/dcsim/dcsim/analysis"
 )
 
-// The built-in halo scenario and its variants (REFERENCE.md 11.2's
+// The built-in halo scenario and its variants (docs/model.md §11.2's
 // write-then-FAA row): zero violations in order, with ooo-ordered and with
 // the implicit fence under spraying; violations with ooo-eager under
 // spraying. Every particle sent is received, 3 operations per 64.

@@ -86,7 +86,7 @@ func replayFlows(t testing.TB, stop engine.Time) []cloud.Flow {
 // TestNS3FlowConversion checks the converter against the committed flow
 // list and the reference's own record of each flow: the start time in ns
 // (ns-3 truncates 2.000000577 s to 2000000576 ns), the source port, and
-// the ideal FCT dcsim computes for it (REFERENCE.md 8.1) against ns-3's
+// the ideal FCT dcsim computes for it (docs/model.md §8.1) against ns-3's
 // standalone_fct column.
 func TestNS3FlowConversion(t *testing.T) {
 	flows := replayFlows(t, engine.Never)

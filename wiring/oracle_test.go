@@ -15,7 +15,7 @@ import (
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
-// singleBottleneck builds REFERENCE 11.1's NIC-scheduler oracle set-up:
+// singleBottleneck builds docs/model.md §11.1's NIC-scheduler oracle set-up:
 // one sender on a star with zero propagation delay sends Poisson flows to
 // 16 receivers, so its NIC uplink is the only bottleneck; per-flow QPs, no
 // congestion control, ECN off, infinite-enough buffer.
@@ -134,7 +134,7 @@ func batchMeans(x []float64) (mean, se float64) {
 	return mean, math.Sqrt(v / (k - 1) / k)
 }
 
-// Fair sharing at the NIC is processor sharing (REFERENCE 11.1): mean
+// Fair sharing at the NIC is processor sharing (docs/model.md §11.1): mean
 // slowdown 1/(1-rho) for every size distribution. Packet-level round robin
 // differs from fluid PS by at most one packet of service per competing
 // flow, which with flows of 2-64 packets biases the mean slowdown by a few
@@ -236,7 +236,7 @@ func empiricalMG1(t *testing.T, sim *Sim, rho float64) *queueing.MG1 {
 	return q
 }
 
-// NIC SRPT is M/G/1-SRPT (Schrage-Miller, REFERENCE 11.1) on the realised
+// NIC SRPT is M/G/1-SRPT (Schrage-Miller, docs/model.md §11.1) on the realised
 // service-time distribution once flows span many packets: packets are not
 // preemptible and each pays its header, which moves packet-level SRPT off
 // the fluid formula by about rho*(s_pkt/2)*E[1/x] and more (logged). With

@@ -53,7 +53,7 @@ func runDrained(t *testing.T, iterations int, sets ...string) (*Sim, *Result) {
 // Ring collectives on an idle non-blocking fabric (a star: every host link
 // carries one flow each way per step) take steps x (send latency + the
 // flow's standalone FCT), the flow being S/n bytes: 2(n-1) steps for
-// all-reduce, n-1 for reduce-scatter and all-gather (REFERENCE 7.6). A step
+// all-reduce, n-1 for reduce-scatter and all-gather (docs/model.md §7.6). A step
 // ends when the sender has the ACK of the flow's last byte (SimAI's ns-3
 // back end notifies both ends then). Every host's egress also carries the
 // 60 B ACKs of the flow it receives, ahead of its data, so a step's

@@ -2,7 +2,7 @@ package queueing
 
 // An independent model of the simulator's integer sizes: it sums over
 // every integer k = 1..floor(max) with p_k read off the CDF points
-// directly, and evaluates REFERENCE.md 11.1 size by size (no exchange of
+// directly, and evaluates docs/model.md §11.1 size by size (no exchange of
 // integration order, no quadrature). It is O(max) and serves as the
 // reference for the Integer discretisation.
 

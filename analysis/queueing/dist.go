@@ -18,7 +18,7 @@ const (
 	// between consecutive points, a point mass where a size repeats.
 	Continuous Discretisation = iota
 	// Integer is max(1, floor(Y)), the distribution the simulator's
-	// linear sampler draws (REFERENCE.md section 7.2). Sizes below
+	// linear sampler draws (docs/model.md §7.2). Sizes below
 	// exactBelow are exact point masses; above it the mass of each integer
 	// k is spread evenly over [k-1/2, k+1/2] (see doc.go).
 	Integer
@@ -153,7 +153,7 @@ type Dist struct {
 
 // NewPiecewise builds the distribution of a piecewise-linear CDF: sizes in
 // bytes and cdf the cumulative probability at each size, as in a dcsim CDF
-// file (REFERENCE.md section 7.1). Both must be non-decreasing; cdf[0]
+// file (docs/model.md §7.1). Both must be non-decreasing; cdf[0]
 // must be 0 and the last cdf within 1e-9 of 1 (the masses are rescaled to
 // sum to 1). A repeated size is a point mass; a segment whose cdf does not
 // rise carries no mass. disc selects the continuous interpolant or the

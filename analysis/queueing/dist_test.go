@@ -60,7 +60,7 @@ func TestNewPiecewiseErrors(t *testing.T) {
 }
 
 // linearMoments sums E[X], E[X^2] of the interpolant point by point, the
-// way REFERENCE.md 7.2 defines mean_linear.
+// way docs/model.md §7.2 defines mean_linear.
 func linearMoments(sizes, cdf []float64) (m1, m2 float64) {
 	for i := 1; i < len(sizes); i++ {
 		a, b, p := sizes[i-1], sizes[i], cdf[i]-cdf[i-1]

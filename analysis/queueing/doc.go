@@ -1,6 +1,6 @@
 // Package queueing computes M/G/1 response times and slowdowns under
 // processor sharing, FCFS, SRPT and LAS: the analytic oracles of
-// REFERENCE.md section 11.1 that the simulator's single-bottleneck tests
+// docs/model.md §11.1 that the simulator's single-bottleneck tests
 // compare against.
 //
 // # Model
@@ -45,11 +45,11 @@
 //
 // # Distributions
 //
-// NewPiecewise reads the points of a dcsim CDF (REFERENCE.md 7.1): uniform
+// NewPiecewise reads the points of a dcsim CDF (docs/model.md §7.1): uniform
 // density between consecutive points, a point mass where a size repeats,
 // no mass where the CDF is flat. Continuous takes the linear interpolant Y
 // itself. Integer takes max(1, floor(Y)), what the simulator samples
-// (REFERENCE.md 7.2): every size below 65536 B is an exact point mass
+// (docs/model.md §7.2): every size below 65536 B is an exact point mass
 // P(k <= Y < k+1) (size 1 also takes Y < 1); above 65536 B the mass that
 // floor sends to k is spread evenly over [k-1/2, k+1/2], which for a CDF
 // with integer sizes is the uniform density of Y shifted down by 1/2 B. The

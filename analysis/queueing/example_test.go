@@ -6,7 +6,7 @@ import (
 	"github.com/dcsim/dcsim/analysis/queueing"
 )
 
-// The insensitivity check of REFERENCE.md 11.1: M/M/1 at load 0.8.
+// The insensitivity check of docs/model.md §11.1: M/M/1 at load 0.8.
 func Example() {
 	d, err := queueing.Exponential(1000) // mean 1000 B
 	if err != nil {
@@ -31,8 +31,8 @@ func Example() {
 	// LAS  E[T]/E[x] = 5.000
 }
 
-// WebSearch (data/cdf/websearch.cdf) with the integer sizes the simulator
-// samples, one 100 Gbps bottleneck at load 0.5.
+// WebSearch (workloads/cloud/cdf/websearch.cdf) with the integer sizes the
+// simulator samples, one 100 Gbps bottleneck at load 0.5.
 func ExampleNewPiecewise() {
 	sizes := []float64{0, 10000, 20000, 30000, 50000, 80000, 200000, 1000000, 2000000, 5000000, 10000000, 30000000}
 	cdf := []float64{0, 0.15, 0.2, 0.3, 0.4, 0.53, 0.6, 0.7, 0.8, 0.9, 0.97, 1}

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// readCDF reads a dcsim CDF file (REFERENCE.md 7.1): '#' comments, then
+// readCDF reads a dcsim CDF file (docs/model.md §7.1): '#' comments, then
 // "size_bytes cdf" lines.
 func readCDF(t testing.TB, path string) (sizes, cdf []float64) {
 	t.Helper()

@@ -199,7 +199,7 @@ func truncM2(x float64, le cumState) float64 {
 // sizes < x and rho(x) sizes <= x. With first-come tie-breaking an earlier
 // job of size x is served first while a later one cannot preempt, as in a
 // preemptive priority queue; for a continuous distribution both loads are
-// equal and this is the Schrage-Miller formula of REFERENCE.md 11.1.
+// equal and this is the Schrage-Miller formula of docs/model.md §11.1.
 func (q *MG1) srptWait(x float64, lt, le cumState) float64 {
 	return q.lambda * truncM2(x, le) / (2 * (1 - q.lambda*lt.m1) * (1 - q.lambda*le.m1))
 }

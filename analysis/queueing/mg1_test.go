@@ -42,7 +42,7 @@ func mm1(rho float64) (srptResp, srptSlow, lasSlow float64) {
 	return srptResp, srptSlow, lasSlow
 }
 
-// REFERENCE.md 11.1 insensitivity check: with exponential sizes at rho =
+// docs/model.md §11.1 insensitivity check: with exponential sizes at rho =
 // 0.8, E[T]/E[X] = 1/(1-rho) = 5 for every size-blind policy and 2.353
 // for SRPT.
 func TestMM1(t *testing.T) {

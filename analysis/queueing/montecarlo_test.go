@@ -136,8 +136,8 @@ func simulate(p Policy, draw func(*rand.Rand) float64, lambda float64, n int, se
 	return r
 }
 
-// linearDraw samples the linear interpolant of CDF points (REFERENCE.md
-// 7.2 without the integer floor).
+// linearDraw samples the linear interpolant of CDF points (docs/model.md
+// §7.2 without the integer floor).
 func linearDraw(sizes, cdf []float64) func(*rand.Rand) float64 {
 	return func(r *rand.Rand) float64 {
 		u := r.Float64()

@@ -21,7 +21,7 @@ const maxExactDecays = 1 << 18
 // (reference: ScheduleDecreaseRateMlx(q, 1), "add 1 ns").
 const decreaseOffset = engine.Nanosecond
 
-// Params are DCQCN's settings (REFERENCE.md 5.2). Rates are bit/s, times ps.
+// Params are DCQCN's settings (docs/model.md §5.2). Rates are bit/s, times ps.
 type Params struct {
 	AlphaResumeInterval  engine.Time `yaml:"alpha_resume_interval"`  // alpha timer period
 	RateDecreaseInterval engine.Time `yaml:"rate_decrease_interval"` // decrease check period

@@ -36,7 +36,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestReferenceCheck is REFERENCE.md 5.2's deterministic check: one CNP at
+// TestReferenceCheck is docs/model.md §5.2's deterministic check: one CNP at
 // t0 and none after, at 100 Gbps with the default parameters.
 func TestReferenceCheck(t *testing.T) {
 	q := New(DefaultParams(env100.LineRate), env100)
@@ -500,7 +500,7 @@ func BenchmarkOnAck(b *testing.B) {
 	}
 }
 
-// TestYAMLKeys pins the parameter names: every REFERENCE.md 5.x parameter,
+// TestYAMLKeys pins the parameter names: every docs/model.md §5.2 parameter,
 // snake_case, in documentation order.
 func TestYAMLKeys(t *testing.T) {
 	want := []string{"alpha_resume_interval", "rate_decrease_interval", "rp_timer", "ewma_gain", "fast_recovery_times", "rate_ai", "rate_hai", "min_rate", "clamp_target_rate", "rate_on_first_cnp", "has_win", "var_win", "ack_high_prio"}

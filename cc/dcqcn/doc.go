@@ -1,5 +1,5 @@
 // Package dcqcn is DCQCN as the reference ns-3 RDMA model implements it
-// (REFERENCE.md 5.2; Mellanox CX4+ variant, reference CC mode 1): a
+// (docs/model.md §5.2; Mellanox CX4+ variant, reference CC mode 1): a
 // rate-based reaction point driven by CNPs and three timers.
 //
 // # Model

@@ -8,7 +8,8 @@ import (
 // Name is the algorithm's name in scenarios (cc.algorithm: dctcp).
 const Name = "dctcp"
 
-// Params are rate-based DCTCP's settings (REFERENCE.md 5.5). Rates are bit/s.
+// Params are rate-based DCTCP's settings (docs/model.md §5.5). Rates are
+// bit/s.
 type Params struct {
 	EWMAGain  float64     `yaml:"ewma_gain"`  // g
 	AlphaInit float64     `yaml:"alpha_init"` // alpha of a new QP

@@ -30,7 +30,7 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestReferenceSequence follows REFERENCE.md 5.5 step by step.
+// TestReferenceSequence follows docs/model.md §5.5 step by step.
 func TestReferenceSequence(t *testing.T) {
 	q := New(DefaultParams(env100.LineRate), env100)
 	q.rate = 50 * engine.Gbps
@@ -137,7 +137,7 @@ func BenchmarkOnAck(b *testing.B) {
 	}
 }
 
-// TestYAMLKeys pins the parameter names: every REFERENCE.md 5.x parameter,
+// TestYAMLKeys pins the parameter names: every docs/model.md §5.5 parameter,
 // snake_case, in documentation order.
 func TestYAMLKeys(t *testing.T) {
 	want := []string{"ewma_gain", "alpha_init", "rate_ai", "min_rate", "has_win", "var_win", "ack_high_prio"}

@@ -1,5 +1,5 @@
 // Package dctcp is rate-based DCTCP as the reference ns-3 RDMA model
-// implements it (REFERENCE.md 5.5, reference CC mode 8): a model of DCTCP
+// implements it (docs/model.md §5.5, reference CC mode 8): a model of DCTCP
 // in NIC hardware that starts at line rate, has no delayed ACKs, and
 // adjusts a rate rather than a congestion window.
 //
@@ -24,7 +24,7 @@
 // truncated to whole bit/s as the reference's DataRate does. The marking
 // itself is the switches' business: the reference launch script uses
 // K_min = K_max = 30*bw/10 KB (30 KB at 10 Gbps, 300 KB at 100 Gbps) with
-// p_max = 1, i.e. a step at K (REFERENCE.md 3.4).
+// p_max = 1, i.e. a step at K (docs/model.md §3.4).
 //
 // A standalone CNP packet (cnp = packet, OnCNP) counts as one marked ACK
 // that acknowledges nothing: it adds to the marks and cuts the rate unless

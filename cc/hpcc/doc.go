@@ -1,5 +1,5 @@
 // Package hpcc is HPCC (High Precision Congestion Control, SIGCOMM 2019)
-// as the reference ns-3 RDMA model implements it (REFERENCE.md 5.3,
+// as the reference ns-3 RDMA model implements it (docs/model.md §5.3,
 // reference CC mode 3): a window- and rate-based sender driven by in-band
 // telemetry (INT) from every switch on the path.
 //

@@ -10,10 +10,10 @@ import (
 const Name = "hpcc"
 
 // HeaderBytes is HPCC's INT stack on every data packet and its ACK:
-// 5 hop records of 8 B and a 2 B hop count (REFERENCE.md 3.5).
+// 5 hop records of 8 B and a 2 B hop count (docs/model.md §3.5).
 const HeaderBytes = 42
 
-// Params are HPCC's settings (REFERENCE.md 5.3). Rates are bit/s.
+// Params are HPCC's settings (docs/model.md §5.3). Rates are bit/s.
 type Params struct {
 	TargetUtil     float64     `yaml:"u_target"`        // eta
 	MaxStage       int         `yaml:"mi_thresh"`       // additive steps before a multiplicative one

@@ -59,7 +59,7 @@ func hop(at engine.Time, txBytes, qlen int64) []fabric.INTHop {
 }
 
 // TestHandBuiltSingleHop feeds one hop at known utilisation and checks U
-// and R against the formulas of REFERENCE.md 5.3 computed by hand.
+// and R against the formulas of docs/model.md §5.3 computed by hand.
 func TestHandBuiltSingleHop(t *testing.T) {
 	p := DefaultParams(env100.LineRate) // eta 0.95, W_AI 40 Mb/s, maxStage 0
 	q := New(p, env100)
@@ -540,7 +540,7 @@ func BenchmarkOnAck(b *testing.B) {
 	}
 }
 
-// TestYAMLKeys pins the parameter names: every REFERENCE.md 5.x parameter,
+// TestYAMLKeys pins the parameter names: every docs/model.md §5.3 parameter,
 // snake_case, in documentation order.
 func TestYAMLKeys(t *testing.T) {
 	want := []string{"u_target", "mi_thresh", "rate_ai", "int_multi", "multi_rate", "sample_feedback", "fast_react", "min_rate", "has_win", "var_win", "ack_high_prio"}

@@ -1,5 +1,5 @@
 // Package timely is TIMELY, RTT-gradient congestion control, as the
-// reference ns-3 RDMA model implements it (REFERENCE.md 5.4, reference CC
+// reference ns-3 RDMA model implements it (docs/model.md §5.4, reference CC
 // mode 7). The reference README calls its TIMELY "based on our own
 // understanding"; this package is that model, not the SIGCOMM 2015 paper.
 //

@@ -18,7 +18,8 @@ const HeaderBytes = 8
 // takes over; fixed in the reference (m_incStage < 5).
 const haiStages = 5
 
-// Params are TIMELY's settings (REFERENCE.md 5.4). Rates are bit/s, times ps.
+// Params are TIMELY's settings (docs/model.md §5.4). Rates are bit/s,
+// times ps.
 type Params struct {
 	Alpha   float64     `yaml:"alpha"`    // EWMA weight of the newest RTT difference
 	Beta    float64     `yaml:"beta"`     // multiplicative decrease factor

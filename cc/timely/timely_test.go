@@ -42,8 +42,8 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestReferenceSequence walks one QP through every branch of REFERENCE.md
-// 5.4 and checks each rate against the formula evaluated here.
+// TestReferenceSequence walks one QP through every branch of docs/model.md
+// §5.4 and checks each rate against the formula evaluated here.
 func TestReferenceSequence(t *testing.T) {
 	p := DefaultParams(env100.LineRate)
 	q := New(p, env100)
@@ -175,7 +175,7 @@ func BenchmarkOnAck(b *testing.B) {
 	}
 }
 
-// TestYAMLKeys pins the parameter names: every REFERENCE.md 5.x parameter,
+// TestYAMLKeys pins the parameter names: every docs/model.md §5.4 parameter,
 // snake_case, in documentation order.
 func TestYAMLKeys(t *testing.T) {
 	want := []string{"alpha", "beta", "t_low", "t_high", "min_rtt", "rate_ai", "rate_hai", "min_rate", "has_win", "var_win", "ack_high_prio"}

@@ -1,5 +1,5 @@
 // Command isolation runs the ARN+AFI experiment (README "Congestion
-// isolation in fat-trees"; REFERENCE.md 10): the built-in scenario
+// isolation in fat-trees"; docs/model.md §10): the built-in scenario
 // arn-afi (a fat-tree with a uniform background and a hot spot from 200
 // to 400 us) under each scheme, and writes the network efficiency and
 // the non-hot-spot throughput per 10 us bin to a CSV, a summary per run

@@ -2,7 +2,7 @@ package isolation
 
 import "github.com/dcsim/dcsim/engine"
 
-// State is a congestion detector's state (REFERENCE.md 10.1).
+// State is a congestion detector's state (docs/model.md §10.1).
 type State uint8
 
 // The detector's states.

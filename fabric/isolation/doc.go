@@ -1,6 +1,6 @@
 // Package isolation models congestion isolation in fat-trees with ARN+AFI
 // (Rocher-Gonzalez, Escudero-Sahuquillo, Garcia, Quiles, arXiv
-// 2502.00616; REFERENCE.md section 10): a congestion detector per switch
+// 2502.00616; docs/model.md §10): a congestion detector per switch
 // output port and class, adaptive routing notifications (ARNs) from the
 // root of a congestion tree to the lower stages that can route around it,
 // and the Adapted Flow Channel (AFC), a class of its own at every input
@@ -18,14 +18,14 @@
 //	occ > HCDTh otherwise                             -> Branch
 //	occ < LCDTh                                       -> Normal
 //
-// (LCDTh's hysteresis is REFERENCE.md's inference.) A candidate waiting
+// (LCDTh's hysteresis is docs/model.md §10.1's inference.) A candidate waiting
 // out CRT is a Branch; the waiting is exact, by a timer event at the end
 // of CRT, not sampled. Occupancy is the class's egress queue at the port;
 // for a Root it also counts the AFC's bytes at the port, since the flows
 // its ARN adapted are still the congestion at that port (without that a
 // root would drain its own class into the AFC, return to normal, clear
 // its entries, and form again every few microseconds). Free credits map
-// onto Ethernet as REFERENCE.md 10.1 says: a downstream switch's free
+// onto Ethernet as docs/model.md §10.1 says: a downstream switch's free
 // input buffer for the class, VCBuffer minus what it holds from this port
 // in that class (fabric.Switch.IngressBytes), 0 while the class is paused
 // by PFC; a host always has VCBuffer free. Detectors are observed at every

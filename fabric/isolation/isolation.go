@@ -26,7 +26,7 @@ type Config struct {
 	// keep their class.
 	AFC uint8
 	// EntryLifetime is how long a consumed ARN entry adapts packets (the
-	// paper does not say; REFERENCE.md 10.1 arn_entry_lifetime). A root
+	// paper does not say; docs/model.md §10.1 arn_entry_lifetime). A root
 	// that stays a root sends a fresh ARN every EntryLifetime/2, which
 	// renews the entry for its destination and class where it is
 	// consumed, so the entry never lapses while the root lasts.

@@ -349,7 +349,7 @@ func victimRun(t *testing.T, hot, isolate bool, credits int64) int {
 	return victim.n
 }
 
-// REFERENCE.md 11.2: with isolation, non-hot-spot traffic keeps its
+// docs/model.md §11.2: with isolation, non-hot-spot traffic keeps its
 // no-incast throughput. The victim (40 Gbps, 1048 B packets every
 // 209.6 ns) delivers 477 packets in the window [200, 300) us alone
 // (100 us / 209.6 ns = 477.1). Under the hot spot without isolation its
@@ -382,7 +382,7 @@ func checkVictimThroughput(t *testing.T, credits int64) {
 }
 
 // The same with credit-based links of 64 KB per class (the paper's
-// InfiniBand-like network, REFERENCE.md 10.2) instead of PFC: credits
+// InfiniBand-like network, docs/model.md §10.2) instead of PFC: credits
 // also make the tree (the victim's class runs out of credits behind the
 // tree's packets), and isolation keeps the victim's no-incast throughput.
 func TestIsolationKeepsVictimThroughputWithCredits(t *testing.T) { checkVictimThroughput(t, 64_000) }

@@ -7,7 +7,7 @@ import (
 )
 
 // Queueing schemes: static maps of data packets onto VCs (classes), the
-// baselines the ARN+AFI paper combines with routing (REFERENCE.md 10.2).
+// baselines the ARN+AFI paper combines with routing (docs/model.md §10.2).
 // The paper names them and cites their papers without restating them;
 // these are the readings used here:
 //

@@ -4,17 +4,17 @@
 //
 // An item type embeds a Node as its first field. The Node holds the item's
 // Key (four int64s compared lexicographically; a struct, which Go keeps in
-// registers: an array of four made STORM's Pick 12-19% slower, copied
-// through memory at every comparison) and its index in the heap,
+// registers, where an array of four is copied through memory at every
+// comparison) and its index in the heap,
 // so the heap is a slice of *Node: comparisons read the keys through the
 // pointers and a move writes the new index, as a heap written by hand for
 // the type does, and the type parameter T only converts a *Node back to
 // the *T that holds it (the first Push checks, once per heap, that T
 // starts with a Node, so that the conversion is sound). No method of T is
 // ever called: a generic heap whose order was a method of the type
-// parameter was tried first (2026-12-01) and made a scheduler's Pick
-// 11-85% slower, because Go calls a type parameter's methods through a
-// dictionary and never inlines them.
+// parameter was tried first and made a scheduler's Pick slower, because
+// Go calls a type parameter's methods through a dictionary and never
+// inlines them (measurements: docs/performance-notes.md, section 3.4).
 //
 // The caller gives the key whenever it changes (Fix, Classes.Set). The
 // algorithms are the hand-written heaps' own (sift up on a strict less,
@@ -29,8 +29,7 @@
 //
 // sched/baselines (SRPT, PIAS) and sched/storm (class heaps and receiver
 // candidates) use it, at the CPU cost of their hand-written heaps
-// (sched/storm/heap.go and the README's Performance section have the
-// figures). rnic's pacing heap is left to the NIC's split into requester
+// (sched/storm/heap.go has the figures). rnic's pacing heap is left to the NIC's split into requester
 // and responder.
 //
 //	type qp struct {

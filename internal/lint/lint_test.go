@@ -14,7 +14,7 @@ import (
 
 const module = "github.com/dcsim/dcsim/"
 
-// layers lists DESIGN.md's layout bottom up: a package may import only
+// layers lists docs/design.md "Layout" bottom up: a package may import only
 // packages of lower layers (and, for implementations, the interface they
 // implement, which is listed lower). Packages are matched by prefix.
 var layers = [][]string{
@@ -108,7 +108,7 @@ func sources(t *testing.T) []file {
 	return out
 }
 
-// Packages depend one way, downwards (DESIGN.md "Layout").
+// Packages depend one way, downwards (docs/design.md "Layout").
 func TestLayering(t *testing.T) {
 	for _, f := range sources(t) {
 		from := layerOf(f.pkg)

@@ -106,7 +106,7 @@ func TestPIASLevels(t *testing.T) {
 
 // Round robin within a PIAS class: N backlogged QPs in one level get equal
 // bytes within one packet at every instant while all are backlogged (the
-// fair-sharing micro-oracle of REFERENCE.md 11.2, inside one class).
+// fair-sharing micro-oracle of docs/model.md §11.2, inside one class).
 func TestPIASRoundRobin(t *testing.T) {
 	p := baselines.PIASParams{Thresholds: []int64{1 << 40}, Guard: baselines.GuardOff}
 	for _, n := range []int{2, 5, 16} {

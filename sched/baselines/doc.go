@@ -2,7 +2,7 @@
 // compared with.
 //
 // Fair is fair sharing as the reference model and ConnectX NICs do it
-// (REFERENCE.md 6.2): round robin over ready QPs in QP-number order,
+// (docs/model.md §6.2): round robin over ready QPs in QP-number order,
 // resuming after the QP served last, one packet per turn, all data in one
 // class (class 3 by default). Keeping the ready QPs ordered by id (a sorted
 // slice while there are at most 128, a B-tree past that) makes
@@ -17,11 +17,11 @@
 // list that drops finished QPs lazily and shifts the index when it does.
 // Scenario compat: hpcc-ns3 uses it for "fair".
 //
-// SRPT (REFERENCE.md 6.3) serves the QP whose head-of-line message has the
+// SRPT (docs/model.md §6.3) serves the QP whose head-of-line message has the
 // fewest unsent bytes, ties by QP id, and tags each packet with a class
 // from that remaining size (thresholds over classes 1..7; default
-// WebSearch's equal-count quantiles) or with one class. PIAS (REFERENCE.md
-// 6.4) tags each packet with its message's level from the bytes it has
+// WebSearch's equal-count quantiles) or with one class. PIAS (docs/model.md
+// §6.4) tags each packet with its message's level from the bytes it has
 // already sent, serves classes strictly and QPs within a class round robin.
 // Both keep their eligible QPs in one typed heap per class (O(log n) per
 // decision, nothing allocated in steady state) and expose Eligible for the
@@ -30,7 +30,7 @@
 // Both change a QP's class while it sends, which lets its later packets
 // overtake earlier ones in the network; in-order RoCEv2 answers with NACKs
 // and go-back-N. dcsim's transport is in-order RoCEv2 only, so both apply
-// STORM's promotion guard (REFERENCE.md 6.7) by default, each in the mode
+// STORM's promotion guard (docs/model.md §6.7) by default, each in the mode
 // that keeps its own policy intact, as a careful researcher running them
 // on RoCE would:
 //   - SRPT: guard = inherit. Its NIC order is remaining bytes over every

@@ -5,7 +5,7 @@ import (
 	"github.com/dcsim/dcsim/rnic"
 )
 
-// Fair is round-robin fair sharing over ready QPs (REFERENCE 6.2), all data
+// Fair is round-robin fair sharing over ready QPs (docs/model.md §6.2), all data
 // in one class. Like the reference model and ConnectX NICs, the round robin
 // visits QPs in creation (QPN) order and resumes after the QP served last,
 // so a newly ready QP is served within the current round. With PerMessage

@@ -12,10 +12,10 @@ import (
 // PIASName is the scheduler's name in scenarios (nic.scheduler: pias).
 const PIASName = "pias"
 
-// KiB is PIAS's "KB" (REFERENCE.md 1: PIAS thresholds use 1024 B).
+// KiB is PIAS's "KB" (docs/model.md §1: PIAS thresholds use 1024 B).
 const kib = 1024
 
-// PIASParams are PIAS's settings (REFERENCE.md 6.4).
+// PIASParams are PIAS's settings (docs/model.md §6.4).
 type PIASParams struct {
 	// Thresholds a_1 < ... < a_{K-1} (bytes already sent by the message,
 	// 1 to 6 values): level 1 if sent <= a_1, level j if a_{j-1} < sent <=
@@ -31,7 +31,7 @@ type PIASParams struct {
 }
 
 // DefaultPIASParams are the 4-queue WebSearch equal-split thresholds of
-// the PIAS source (24, 72, 1448 KB with KB = 1024 B; REFERENCE.md 6.4)
+// the PIAS source (24, 72, 1448 KB with KB = 1024 B; docs/model.md §6.4)
 // and the stall guard (dcsim's RoCE is in-order; see the package doc). A
 // scenario should fill Thresholds from PIASTable or, for other
 // distributions, from EqualSplit(cdf.Quantile, K).
@@ -49,7 +49,7 @@ func (p PIASParams) Validate() error {
 }
 
 // PIASTable returns the threshold table of the PIAS source
-// (baiwei0427/PIAS PIAS/pias2/prio.h, REFERENCE.md 6.4) in bytes, for
+// (baiwei0427/PIAS PIAS/pias2/prio.h, docs/model.md §6.4) in bytes, for
 // table "websearch" (optimised), "websearch-equal" (equal split),
 // "datamining" and queues = 2 or 4. The 8-queue tables need level 1 in
 // class 0 beside the control frames, which dcsim keeps for control, so
@@ -80,7 +80,7 @@ func PIASTable(table string, queues int) ([]int64, bool) {
 }
 
 // PIAS is the information-agnostic multi-level feedback queue at the NIC
-// (REFERENCE.md 6.4): each packet's class is its message's level, from
+// (docs/model.md §6.4): each packet's class is its message's level, from
 // the bytes the message has already sent; classes are served strictly and
 // QPs within a class round robin (the QP served longest ago goes next).
 // "Bytes already sent" is measured from the QP's send point, so go-back-N

@@ -117,7 +117,7 @@ func EqualSplit(quantile func(p float64) int64, levels int) ([]int64, error) {
 	return t, nil
 }
 
-// In-order guard modes (REFERENCE.md 6.7, applied to the baselines as an
+// In-order guard modes (docs/model.md §6.7, applied to the baselines as an
 // option): a QP whose next packet's class differs from its unacknowledged
 // packets' class either waits for them to be acknowledged (stall), keeps
 // the old class until then (inherit), or sends anyway (off), risking

@@ -19,11 +19,11 @@ const (
 	TagSingle    = "single"    // every data packet in one class
 )
 
-// webSearchSevenths cut WebSearch (REFERENCE.md 7.1, linear sampling rule)
+// webSearchSevenths cut WebSearch (docs/model.md §7.1, linear sampling rule)
 // at its flow-count quantiles j/7, j = 1..6.
 var webSearchSevenths = [...]int64{9523, 28571, 56593, 151020, 1142857, 3714285}
 
-// SRPTParams are NIC SRPT's settings (REFERENCE.md 6.3).
+// SRPTParams are NIC SRPT's settings (docs/model.md §6.3).
 type SRPTParams struct {
 	// Tagging is "remaining" (class from the HOL message's remaining
 	// bytes, mapped through Thresholds onto classes 1..len+1) or "single"
@@ -69,7 +69,7 @@ func (p SRPTParams) Validate() error {
 }
 
 // SRPT serves the ready QP whose head-of-line message has the fewest unsent
-// bytes (ties by QP id), as a size-aware NIC would (REFERENCE.md 6.3). The
+// bytes (ties by QP id), as a size-aware NIC would (docs/model.md §6.3). The
 // ready QPs sit in one heap per class keyed by (rem, id); a decision takes
 // the smallest head over the classes that are not paused, so the class is
 // only the packet's wire tag. Each decision costs O(log n).

@@ -40,7 +40,7 @@ type Rig struct {
 	Sim     *engine.Sim
 	Net     *fabric.Network
 	Cluster *rnic.Cluster
-	// BDP and RTT are the topology's maxBdp and maxRtt (REFERENCE.md 2.1)
+	// BDP and RTT are the topology's maxBdp and maxRtt (docs/model.md §2.1)
 	// at the rig's MTU; BDP is also the QPs' cc.Env.BDP.
 	BDP int64
 	RTT engine.Time

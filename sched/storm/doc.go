@@ -1,6 +1,6 @@
 // Package storm implements STORM, the RNIC scheduler of "STORM: Enabling
 // Traffic Scheduling for RDMA" (SIGCOMM 2026), as dcsim reconstructs it
-// (REFERENCE.md 6.6 says what is published, 6.7 what dcsim adds). Three
+// (docs/model.md §6.6 says what is published, §6.7 what dcsim adds). Three
 // variants share one Scheduler type and one Params struct:
 //
 //	storm         dynamic tags, first-BDP rule, receiver grants, urgency order
@@ -152,7 +152,7 @@
 //     the occupant has been idle release_after and at the latest
 //     release_after after a candidate began to wait.
 //     This is the counterpart of pHost's token expiry and downgrading of
-//     unresponsive senders (REFERENCE.md 6.5): a grant that is not used
+//     unresponsive senders (docs/model.md §6.5): a grant that is not used
 //     goes to someone who can use it. Two RTTs: a grant used at once
 //     returns its first byte one RTT after it leaves (one way each), and
 //     a sending occupant's bytes arrive back to back; a second RTT is the

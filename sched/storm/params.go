@@ -6,7 +6,7 @@ import (
 	"github.com/dcsim/dcsim/fabric"
 )
 
-// Variant selects one of the three STORM schedulers (REFERENCE.md 6.7).
+// Variant selects one of the three STORM schedulers (docs/model.md §6.7).
 type Variant string
 
 // The variants, named as in scenarios (nic.scheduler).
@@ -34,7 +34,7 @@ const (
 	GuardOff     = "off"     // no guard (ablation: reordering, NACKs)
 )
 
-// Params are every STORM setting of REFERENCE.md 6.7 ("not published"
+// Params are every STORM setting of docs/model.md §6.7 ("not published"
 // unless noted). Sizes are bytes, times picoseconds (engine.Time).
 type Params struct {
 	// Variant is set by the constructor of the defaults and follows the
@@ -109,7 +109,7 @@ type Params struct {
 // DefaultParams are the defaults of the full scheduler, "storm".
 func DefaultParams() Params { return DefaultParamsFor(Full) }
 
-// DefaultParamsFor returns variant v's defaults (REFERENCE.md 6.7 and the
+// DefaultParamsFor returns variant v's defaults (docs/model.md §6.7 and the
 // receiver's gap-fills argued in the package doc): the same for all three
 // except WithinClassOrder, "rr" for storm-sw. The receiver settings
 // (Preempt, BacklogUpdates, ReleaseAfterRTTs, Lend, the slots) matter to
@@ -156,7 +156,7 @@ type Env struct {
 }
 
 // Literal turns off the receiver's gap-fills (Preempt, BacklogUpdates,
-// ReleaseAfterRTTs, Lend): the active set exactly as REFERENCE.md 6.7
+// ReleaseAfterRTTs, Lend): the active set exactly as docs/model.md §6.7
 // reconstructs the published text, for ablations (nic.storm: {preempt:
 // false, backlog_updates: false, release_after_rtts: 0}).
 func (p Params) Literal() Params {

@@ -23,7 +23,7 @@ func (g *grantLog) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
 	}
 }
 
-// The receiver's active set as published (REFERENCE.md 6.7, the literal
+// The receiver's active set as published (docs/model.md §6.7, the literal
 // reading: no preemption, updates or releases): one slot for candidates
 // with backlog, one for those without; a free slot goes at once to the
 // most urgent candidate of its kind (backlog desc, then remaining asc).

@@ -22,10 +22,10 @@ func stormWith(v storm.Variant, mutate func(*storm.Params)) func(*rnic.Host) rni
 func fair(*rnic.Host) rnic.Scheduler { return baselines.NewFair(3) }
 
 // strictSwitch serves every switch class by strict priority, as STORM
-// experiments do (REFERENCE.md 6.7: switch discipline strict).
+// experiments do (docs/model.md §6.7: switch discipline strict).
 func strictSwitch(f *fabric.Config) { f.Strict = 0xff }
 
-// REFERENCE.md 11.2: 64 KiB and 16 MB start together on one 100 Gbps link.
+// docs/model.md §11.2: 64 KiB and 16 MB start together on one 100 Gbps link.
 // Fluid, the 64 KiB message finishes at S/C = 5.24 us under SRPT and 2S/C
 // = 10.49 us under processor sharing. Here the two go from host 0 to hosts
 // 1 and 2 (one QP each), so the sender's NIC is the only shared resource,
@@ -82,7 +82,7 @@ func TestMicroSmallBeforeLarge(t *testing.T) {
 	}
 }
 
-// The backlog signal (REFERENCE.md 6.6). Host 0 has two per-pair QPs: A
+// The backlog signal (docs/model.md §6.6). Host 0 has two per-pair QPs: A
 // to host 1 with ten transactions queued (distinct TxnIDs, so they are ten
 // transactions, not one group), B to host 2 with one transaction slightly
 // smaller than each of A's. SRPT sees only the head-of-line remaining
@@ -142,7 +142,7 @@ func TestBacklogFirst(t *testing.T) {
 	}
 }
 
-// The in-order guard (REFERENCE.md 6.7 and 11.2: "zero NACKs caused by
+// The in-order guard (docs/model.md §6.7 and §11.2: "zero NACKs caused by
 // reordering"). Four senders, one per-pair QP each, post to host 0
 // alternating transactions of 120 KB and 20 KB, so every QP changes class
 // at each transaction boundary (P_backlog or P_low, then P_small) while
@@ -292,7 +292,7 @@ func TestGrantsCrossTheFabric(t *testing.T) {
 	}
 }
 
-// When a transaction's class is decided (REFERENCE.md 6.7 variants). One
+// When a transaction's class is decided (docs/model.md §6.7 variants). One
 // per-pair QP gets three 200 KB transactions at once, and a fourth QP a
 // 20 KB one. storm and storm-sender decide when a transaction becomes the
 // head of line, from the backlog then: the first is HOL as soon as it is
@@ -353,7 +353,7 @@ func TestSoftwareDecisionDelay(t *testing.T) {
 	}
 }
 
-// Transactions (REFERENCE.md 6.6: "grouped by a shared identifier;
+// Transactions (docs/model.md §6.6: "grouped by a shared identifier;
 // fallback is a short temporal grouping rule"). On one per-pair QP, with a
 // 1 us window, 100 KB messages are posted at (time, TxnID):
 //

@@ -5,8 +5,8 @@ import (
 	"github.com/dcsim/dcsim/fabric"
 )
 
-// composition is what one variant of STORM is built from (REFERENCE.md
-// 6.7): the three schedulers share the transactions, the heaps and the
+// composition is what one variant of STORM is built from (docs/model.md
+// §6.7): the three schedulers share the transactions, the heaps and the
 // in-order guard, and differ only in these policies. newScheduler installs
 // a variant's policies as function-valued fields; no method asks which
 // variant it is.

@@ -15,7 +15,7 @@ type Headers struct {
 	WriteRETH int64
 }
 
-// ReferenceHeaders is the reference model's accounting (REFERENCE 4.1):
+// ReferenceHeaders is the reference model's accounting (docs/model.md §4.1):
 // data = payload + 48 B (+ CC bytes), ACK = max(60, 46 + CC bytes).
 var ReferenceHeaders = Headers{Data: 48, AckBase: 46, AckMin: 60}
 
@@ -131,7 +131,7 @@ const (
 	SendNack
 )
 
-// ReceiverConfig holds the responder settings (REFERENCE 4.2).
+// ReceiverConfig holds the responder settings (docs/model.md §4.2).
 type ReceiverConfig struct {
 	// AckInterval: an ACK is sent each time Expected passes a milestone
 	// AckInterval bytes beyond the previous one (1 = every packet, the

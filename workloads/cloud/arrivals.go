@@ -90,7 +90,7 @@ func (c poissonClock) after(t engine.Time, r *rand.Rand) (engine.Time, bool) {
 
 // meanGapPS is the mean inter-arrival time, in ps, of a Poisson process
 // that sends bytesPerArrival bytes per arrival at a long-run rate of
-// load * rate bits/s (REFERENCE 7.3: 8 * mean / (B_host * load)).
+// load * rate bits/s (docs/model.md §7.3: 8 * mean / (B_host * load)).
 func meanGapPS(bytesPerArrival float64, rate engine.Rate, load float64) float64 {
 	return 8 * bytesPerArrival / (float64(rate) * load) * float64(engine.Second)
 }

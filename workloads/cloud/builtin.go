@@ -11,8 +11,9 @@ import (
 	"sync"
 )
 
-// The tables of REFERENCE 7.1, copied from data/cdf so that a clone of the
-// repository is complete on its own. cdf/README.md names their sources.
+// The tables of docs/model.md §7.1, copied from the reference's data/cdf so
+// that a clone of the repository is complete on its own. cdf/README.md names
+// their sources.
 //
 //go:embed cdf/*.cdf cdf/README.md
 var builtinFS embed.FS

@@ -36,7 +36,7 @@ type CDF struct {
 	meanLinear, meanStep, secondMoment float64
 }
 
-// ParseCDF reads a CDF in the format of REFERENCE 7.1: lines starting with
+// ParseCDF reads a CDF in the format of docs/model.md §7.1: lines starting with
 // '#' are comments, blank lines are skipped, every other line is
 // "size_bytes cdf" separated by white space. Repeated sizes (point masses)
 // and repeated cdf values (zero-probability segments) are accepted. Errors
@@ -140,7 +140,7 @@ func (c *CDF) comment(text string) {
 	}
 }
 
-// moments computes the linear and step means (REFERENCE 7.2) and the
+// moments computes the linear and step means (docs/model.md §7.2) and the
 // second moment of the linear rule (each segment uniform on [a, b], so
 // E[X^2 | segment] = (a^2 + ab + b^2) / 3), used by tests for tolerances.
 func (c *CDF) moments() {
@@ -155,7 +155,7 @@ func (c *CDF) moments() {
 	c.meanLinear, c.meanStep, c.secondMoment = lin, step, sq
 }
 
-// Sample draws one size with the linear rule of REFERENCE 7.2: u uniform in
+// Sample draws one size with the linear rule of docs/model.md §7.2: u uniform in
 // [0, 1), the first segment i with u <= F[i] and F[i] > F[i-1], linear
 // interpolation inside it, then floor, and 1 B for results <= 0. It draws
 // exactly one value from r.
@@ -198,12 +198,12 @@ func (c *CDF) at(u float64) int64 {
 	return int64(size)
 }
 
-// Mean is mean_linear of REFERENCE 7.2, the mean of the linear rule before
+// Mean is mean_linear of docs/model.md §7.2, the mean of the linear rule before
 // the floor and the 1 B minimum (they move it by less than 1 B). Arrival
 // rates use it.
 func (c *CDF) Mean() float64 { return c.meanLinear }
 
-// MeanStep is mean_step of REFERENCE 7.2 (each segment's mass at its upper
+// MeanStep is mean_step of docs/model.md §7.2 (each segment's mass at its upper
 // size), the mean of Homa's samplers. Sample does not use the step rule.
 func (c *CDF) MeanStep() float64 { return c.meanStep }
 

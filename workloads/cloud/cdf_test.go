@@ -13,7 +13,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 )
 
-// table71 is REFERENCE.md table 7.1, with the rounding it shows.
+// table71 is docs/model.md §7.1's table, with the rounding it shows.
 var table71 = []struct {
 	name             string
 	linear, step     float64
@@ -43,7 +43,7 @@ var table71 = []struct {
 
 func TestBuiltinMeansMatchReferenceTable(t *testing.T) {
 	if got, want := len(BuiltinNames()), len(table71); got != want {
-		t.Errorf("got %d built-in CDFs, want %d (REFERENCE table 7.1)", got, want)
+		t.Errorf("got %d built-in CDFs, want %d (docs/model.md §7.1)", got, want)
 	}
 	for _, tc := range table71 {
 		c, ok := Builtin(tc.name)
@@ -129,7 +129,7 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// refLinear is REFERENCE 7.2 transcribed literally, with a linear scan, as
+// refLinear is docs/model.md §7.2 transcribed literally, with a linear scan, as
 // an oracle for the binary search in CDF.at.
 func refLinear(x, f []float64, u float64) int64 {
 	for i := 1; i < len(f); i++ {

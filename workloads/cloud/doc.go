@@ -1,14 +1,14 @@
 // Package cloud generates datacenter ("cloud") workloads: flow sizes drawn
 // from empirical CDFs, Poisson arrivals at a target load, incast events,
 // storage fan-out requests and explicit flow lists. It implements
-// REFERENCE.md sections 7.1-7.3.
+// docs/model.md §7.1-7.3.
 //
 // # Flow-size distributions
 //
 // A CDF is a table of (size_bytes, cumulative probability) points. The
-// tables of REFERENCE 7.1 are embedded (Builtin, BuiltinNames, Describe;
+// tables of docs/model.md §7.1 are embedded (Builtin, BuiltinNames, Describe;
 // cdf/README.md names their sources); Load also reads a file in the same
-// format. Sample uses the linear rule of REFERENCE 7.2: u uniform in
+// format. Sample uses the linear rule of docs/model.md §7.2: u uniform in
 // [0, 1), linear interpolation inside the first segment i with u <= F[i]
 // and F[i] > F[i-1], then floor, and 1 B for results <= 0. Mean is the
 // matching mean_linear = sum (x[i-1]+x[i])/2 * (F[i]-F[i-1]); the floor and
@@ -36,7 +36,7 @@
 // float64 picoseconds and rounded to the nearest picosecond; the rounding
 // is at most 0.5 ps per gap and zero in the mean, so rates are unbiased.
 //
-// Load, as in REFERENCE 7.3, is relative to the host link: with Poisson
+// Load, as in docs/model.md §7.3, is relative to the host link: with Poisson
 // background at load L each host offers L*HostRate bits/s, and its mean
 // inter-arrival is 8*Mean/(HostRate*L) (websearch at 100 Gbps and 0.5:
 // 273.8 us). Each host is an independent Poisson process; destinations are
@@ -90,8 +90,7 @@
 // anything else goes to encoding/csv from that line on, so the records,
 // line numbers and errors are encoding/csv's (TestCSVLinesMatchesCSV);
 // start_ns in its common form (digits, at most three decimals) is parsed
-// without building a duration string. Together they read a record in
-// 196 ns against 504 ns before (-61%, p = 0.002), with one allocation
-// instead of two (BenchmarkFlowListCursor, benchstat over 6 interleaved
-// runs of each binary on the loaded VM).
+// without building a duration string, so a record costs one allocation
+// (BenchmarkFlowListCursor; measurements: docs/performance-notes.md,
+// section 3.3).
 package cloud

@@ -10,7 +10,7 @@ import (
 )
 
 // HotSpotConfig describes persistent hot spots (the H10, H25, H10-4 and
-// H25-4 traffic of the ARN+AFI paper, REFERENCE.md 10.2): Trees
+// H25-4 traffic of the ARN+AFI paper, docs/model.md §10.2): Trees
 // destinations drawn from Hosts, and for each a set of senders, disjoint
 // from every destination and from the other trees' senders, that from
 // Start to Stop offer their full line rate to it.
@@ -19,9 +19,9 @@ import (
 // together, split evenly over the trees: H10 is Fraction 0.1 with one
 // tree (43 of 432 hosts towards one destination), H25-4 is 0.25 with four
 // (27 per tree). The paper names the patterns without defining them
-// (REFERENCE.md reads H10 as 10% of endnodes sending to one destination);
-// reading the -4 variants as 10% and 25% per tree would make H25-4 need
-// every host as a sender, so the fraction is the total.
+// (docs/model.md §10.2 reads H10 as 10% of endnodes sending to one
+// destination); reading the -4 variants as 10% and 25% per tree would make
+// H25-4 need every host as a sender, so the fraction is the total.
 //
 // Each sender posts a FlowSize message to its destination every
 // FlowSize*8/HostRate, the time its link takes to send one: it offers

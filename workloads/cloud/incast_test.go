@@ -125,8 +125,8 @@ func TestIncastRandomReceiverAndSenderUniformity(t *testing.T) {
 	}
 }
 
-// Poisson incast at 2% of load, 60 senders x 500 KB (REFERENCE 7.3) over 128
-// hosts at 100 Gbps: 1067 events/s. Over 20 s about 21,300 events; the
+// Poisson incast at 2% of load, 60 senders x 500 KB (docs/model.md §7.3) over
+// 128 hosts at 100 Gbps: 1067 events/s. Over 20 s about 21,300 events; the
 // event count is Poisson, so the relative sd of the offered load is
 // 1/sqrt(21300) = 0.69% and 3% is over 4 sd.
 func TestIncastPoissonLoad(t *testing.T) {

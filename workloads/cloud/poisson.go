@@ -8,7 +8,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 )
 
-// PoissonConfig describes the background workload of REFERENCE 7.3.
+// PoissonConfig describes the background workload of docs/model.md §7.3.
 type PoissonConfig struct {
 	// Hosts are the host ids that send and receive; at least 2, distinct.
 	Hosts []int

@@ -125,7 +125,7 @@ func TestPoissonInterArrivals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMean := 8 * c.Mean() / (100e9 * 0.3) * 1e12 // ps; REFERENCE 7.3
+	wantMean := 8 * c.Mean() / (100e9 * 0.3) * 1e12 // ps; docs/model.md §7.3
 	last := map[int]engine.Time{}
 	var n, sum, sumSq float64
 	for _, f := range drain(t, g, cfg.Start, cfg.Stop) {
@@ -148,7 +148,7 @@ func TestPoissonInterArrivals(t *testing.T) {
 }
 
 func TestPoissonWebsearchGapExample(t *testing.T) {
-	// REFERENCE 7.3: websearch, 100 Gbps, load 0.5 -> 273.8 us.
+	// docs/model.md §7.3: websearch, 100 Gbps, load 0.5 -> 273.8 us.
 	got := meanGapPS(mustCDF(t, "websearch").Mean(), 100*engine.Gbps, 0.5) / float64(engine.Microsecond)
 	if math.Abs(got-273.8) > 0.05 {
 		t.Errorf("mean inter-arrival got %.3f us, want 273.8 us", got)

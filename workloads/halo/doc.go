@@ -1,5 +1,5 @@
-// Package halo is the one-sided ring-buffer halo exchange of REFERENCE.md
-// 9.2 (arXiv 2607.20639, Monte Carlo particle transport): the workload
+// Package halo is the one-sided ring-buffer halo exchange of docs/model.md
+// §9.2 (arXiv 2607.20639, Monte Carlo particle transport): the workload
 // that asks whether a passive receiver can see a new tail before the data
 // it publishes.
 //
@@ -39,13 +39,13 @@
 // plus, with Memory.Relaxed (PCIe relaxed ordering), an independent delay
 // drawn uniformly from [0, RelaxedMax) out of the run's seeded stream. A
 // batch is a violation when its new tail is visible before all of its
-// payload bytes are (REFERENCE.md 9.3); Stale counts the particles the
+// payload bytes are (docs/model.md §9.3); Stale counts the particles the
 // receiver actually consumed before their bytes were visible. Publish
 // latency is from the first WRITE posted to the tail visible.
 //
-// RelaxedMax's default (1 us, in the scenario) is ours: REFERENCE.md gives
-// no distribution; 1 us is of the order of a PCIe round trip under load,
-// and a uniform draw is the least-assuming shape. Any positive bound
+// RelaxedMax's default (1 us, in the scenario) is ours: docs/model.md §9.3
+// gives no distribution; 1 us is of the order of a PCIe round trip under
+// load, and a uniform draw is the least-assuming shape. Any positive bound
 // shows the effect, which grows with it.
 //
 // # Invariants

@@ -19,7 +19,7 @@ type Config struct {
 	// per host pair (nic.qp_mapping: per-pair), one QP.
 	Hosts []int
 	// ParticleBytes is one particle's size, RingCapacity the ring's in
-	// particles, Batch the particles per publication (REFERENCE.md 9.2:
+	// particles, Batch the particles per publication (docs/model.md §9.2:
 	// 128 B, 4096 and 64 by default).
 	ParticleBytes, RingCapacity, Batch int64
 	// Particles is how many particles each ordered pair sends in all.
@@ -37,7 +37,7 @@ type Config struct {
 }
 
 // Memory is when a DMA write into host memory becomes visible to the
-// host's CPU (REFERENCE.md 9.3): DMADelay after the NIC placed it, plus,
+// host's CPU (docs/model.md §9.3): DMADelay after the NIC placed it, plus,
 // with Relaxed (PCIe relaxed ordering), an independent delay drawn
 // uniformly from [0, RelaxedMax) per write.
 type Memory struct {

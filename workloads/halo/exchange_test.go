@@ -194,8 +194,8 @@ func sprayFabric(t *testing.T, spread engine.Time) *fabric.Topology {
 	return topo
 }
 
-// The write-then-atomic publish under per-packet spraying (REFERENCE.md
-// 11.2): 4 ranks on leaf 0 in a 2x2x2 grid with 4 on leaf 1, paths of
+// The write-then-atomic publish under per-packet spraying (docs/model.md
+// §11.2): 4 ranks on leaf 0 in a 2x2x2 grid with 4 on leaf 1, paths of
 // different delays. ooo-eager publishes tails before their data in some
 // batches; ooo-ordered, go-back-N and the implicit fence never do.
 func TestPublishOrdering(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package mpitrace runs reconstructions of the two MPI traces of the
-// ARN+AFI paper (REFERENCE.md 10.2, "Traces": PTRANS and Inception-v3,
+// ARN+AFI paper (docs/model.md §10.2, "Traces": PTRANS and Inception-v3,
 // each with an injected incast) as dependent messages on the simulated
 // fabric. The paper's trace files are not public and not available here,
 // so the traces are generated from the applications' published
@@ -86,7 +86,7 @@
 // bucket. Parameters:
 //
 //   - params 23,851,784: Inception-v3's weights (the Keras model with its
-//     classifier; the ~23.8M of REFERENCE.md's source), 95.4 MB of fp32
+//     classifier; the ~23.8M of docs/model.md §10.2's source), 95.4 MB of fp32
 //     gradients.
 //   - bucket 25 MiB: PyTorch DistributedDataParallel's default
 //     bucket_cap_mb; 95.4 MB make 4 buckets (3 x 25 MiB and 16.8 MB).

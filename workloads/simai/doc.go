@@ -1,6 +1,6 @@
 // Package simai reads, writes and generates SimAI/AICB training workloads
 // and executes them as dependent point-to-point transfers. It implements
-// REFERENCE.md sections 7.4-7.6 and 8.4. It describes work only: it
+// docs/model.md §7.4-7.6 and §8.4. It describes work only: it
 // imports engine and nothing of the network; the scenario package turns
 // its transfers into RDMA messages on the simulated fabric.
 //
@@ -37,7 +37,7 @@
 // the workload has only old-header information (the AICB files come back
 // byte-identical) and the current header otherwise; Parse(Write(w)) == w.
 //
-// # Execution (REFERENCE 7.5)
+// # Execution (docs/model.md §7.5)
 //
 // Every GPU rank runs the same program, compiled once from the lines:
 //
@@ -158,7 +158,7 @@
 //     of one server) takes 1,604 + 28 x 6,000 = 169,604 us with
 //     AS_SEND_LAT=6000 and 1,604 + 14 x 15,900 + 14 x 11,800 = 389,404 us
 //     with the table (LL128 for the 16 MiB all-reduce, Simple for the 64
-//     MiB one). So AS_SEND_LAT is µs in practice, as REFERENCE 7.6 says,
+//     MiB one). So AS_SEND_LAT is µs in practice, as docs/model.md §7.6 says,
 //     and the code's default of 6000 (used when AS_SEND_LAT is unset)
 //     would be 6 ms. dcsim takes the table in ns, as its authors mean
 //     (9.3 us for a network LL ring step), and the fixed default as 6us;
@@ -171,7 +171,7 @@
 //     0.05 ms between LL and Simple (README). dcsim reads the Ring row for
 //     all-to-all too.
 //
-// # Collectives to flows (REFERENCE 7.6)
+// # Collectives to flows (docs/model.md §7.6)
 //
 // Layout places ranks: rank r on host r/GPUsPerHost; TP group i = ranks
 // [i*TP, (i+1)*TP); DP group j = {j, j+TP*PP, ...}; EP groups take the same

@@ -15,9 +15,9 @@ import (
 //	DP_EP group   = same t and s, d = e, e+EP, e+2*EP, ...    index e*TP*PP + t + TP*s
 //	world         = every rank                                index 0
 //
-// With PP = 1 these are REFERENCE 7.6's groups: DP group j = {j, j+TP, ...},
-// EP groups take the same local index in EP consecutive TP groups, DP_EP
-// groups take every EP-th TP group. The DP stride TP*PP is SimAI's.
+// With PP = 1 these are docs/model.md §7.6's groups: DP group j = {j, j+TP,
+// ...}, EP groups take the same local index in EP consecutive TP groups,
+// DP_EP groups take every EP-th TP group. The DP stride TP*PP is SimAI's.
 type Layout struct {
 	GPUs, GPUsPerHost int
 	TP, PP, DP, EP    int
@@ -261,7 +261,7 @@ func ringChunk(op Op, n, p, k int) int {
 }
 
 // Expand turns a collective of bytes over group g into its point-to-point
-// flows (REFERENCE 7.6): rings for all-reduce (2(n-1) steps),
+// flows (docs/model.md §7.6): rings for all-reduce (2(n-1) steps),
 // reduce-scatter and all-gather (n-1 steps), each flow S/(n*C) bytes to the
 // ring successor and dependent on the flow its sender received at the
 // previous step; all-to-all sends S/(n*C) to every other rank at once. The

@@ -22,7 +22,7 @@ const maxLineBytes = 1 << 20
 // lineFields are the names of the 12 fields of a layer line, used in errors.
 var lineFields = [12]string{"name", "dep", "fwd_ns", "fwd_coll", "fwd_bytes", "ig_ns", "ig_coll", "ig_bytes", "wg_ns", "wg_coll", "wg_bytes", "update_ns"}
 
-// Parse reads a SimAI workload file (REFERENCE.md 7.4): the header line,
+// Parse reads a SimAI workload file (docs/model.md §7.4): the header line,
 // the layer count N on line 2, then exactly N lines of 12
 // whitespace-separated fields. Blank lines after line 2 are skipped;
 // anything after the N-th layer line other than blank lines is an error.

@@ -44,7 +44,7 @@ func collectiveCounts(w *Workload) map[string]int {
 	return got
 }
 
-// TestShippedFiles checks the parser against REFERENCE 7.4's tables.
+// TestShippedFiles checks the parser against docs/model.md §7.4's tables.
 func TestShippedFiles(t *testing.T) {
 	tests := []struct {
 		file                string

@@ -409,7 +409,7 @@ func NewRun(w *Workload, cfg RunConfig) (*Run, error) {
 	return r, nil
 }
 
-// compile builds the per-rank program of REFERENCE 7.5 (or MICRO's).
+// compile builds the per-rank program of docs/model.md §7.5 (or MICRO's).
 func (r *Run) compile(scale func(engine.Time) (engine.Time, error)) error {
 	var prog []progOp
 	var total engine.Time

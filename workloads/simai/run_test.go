@@ -40,7 +40,7 @@ func active(w *Workload, l Layout, i int, p Phase) bool {
 	return c.Active() && l.Size(c.Group) >= 2 && (w.Policy != PolicyMicro || p == WG)
 }
 
-// zeroNetTime is REFERENCE 7.5's iteration time when every collective
+// zeroNetTime is docs/model.md §7.5's iteration time when every collective
 // completes the moment it is issued: forward adds fwd_ns and, where the
 // forward collective runs, update_ns; backward adds ig_ns (+ update_ns
 // after a running ig collective) and wg_ns; a running wg collective ends
@@ -78,12 +78,12 @@ func zeroNetTime(w *Workload, l Layout) engine.Time {
 	return max(t, bg)
 }
 
-// TestCollectiveOnIdealNetwork checks the ring formulas of REFERENCE 7.6
+// TestCollectiveOnIdealNetwork checks the ring formulas of docs/model.md §7.6
 // exactly: on a network where every transfer takes bytes*8/B + latency,
 // independently of the others, a ring collective of S bytes over n hosts
 // takes steps * (send latency + (S/(n*C))*8/B + latency).
 func TestCollectiveOnIdealNetwork(t *testing.T) {
-	// B = 100 Gbps: one byte takes 80 ps (REFERENCE 1).
+	// B = 100 Gbps: one byte takes 80 ps (docs/model.md §1).
 	const lat = 2 * engine.Microsecond
 	net := func(tr Transfer) engine.Time { return engine.Time(tr.Bytes)*80*engine.Picosecond + lat }
 	tests := []struct {
@@ -231,7 +231,7 @@ func TestTags(t *testing.T) {
 }
 
 // TestZeroCostNetwork: with free transfers and no send latency the
-// iteration time is the compute-only time of REFERENCE 7.5 (compute plus
+// iteration time is the compute-only time of docs/model.md §7.5 (compute plus
 // the update delays of the collectives on the critical path).
 func TestZeroCostNetwork(t *testing.T) {
 	tests := []struct {

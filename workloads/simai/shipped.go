@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// The SimAI example workloads of REFERENCE 7.4, copied from data/simai so
-// that a clone is complete on its own; testdata/README.md names their
-// sources and describes the format.
+// The SimAI example workloads of docs/model.md §7.4, copied from the
+// reference's data/simai so that a clone is complete on its own;
+// testdata/README.md names their sources and describes the format.
 //
 //go:embed testdata/*.txt
 var shippedFS embed.FS
