@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the README's HPCC-paper table: WebSearch at 30% and 50% load,
+# Reproduces the HPCC-paper table of docs/studies/hpcc.md: WebSearch at 30% and 50% load,
 # DCQCN against HPCC, on the 128-host spine-leaf. Four runs of about half
 # a minute to a minute each on one core; results under out/hpcc-paper/.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The htsim side-by-side (README, "Side by side with htsim"): the same
+# The htsim side-by-side (docs/performance.md, "Side by side with htsim"): the same
 # 128-host k = 8 fat-tree of 100 Gbps links and 1 us hops, a permutation of
 # 125 MB flows starting at 0, MTU 1000, 10 ms simulated, run by htsim's
 # RoCE model and by dcsim (DCQCN, the default, and cc none, which sends at
@@ -11,7 +11,7 @@
 #   HTSIM=/path/to/csg-htsim/sim/datacenter/htsim_roce examples/htsim/run.sh [ROUNDS] > examples/results/htsim.csv
 #
 # htsim_roce must print its sinks' delivered bytes (a five-line patch to
-# sim/datacenter/main_roce.cpp, in the README): stock htsim prints only
+# sim/datacenter/main_roce.cpp, in docs/performance.md): stock htsim prints only
 # "New: 0 Rtx: 0", and its new-packet counter is never incremented.
 # Run from the repository root.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# htsim and dcsim against fabric size (README, "Side by side with htsim",
+# htsim and dcsim against fabric size (docs/performance.md, "Side by side with htsim",
 # "At 8,192 hosts"): the side-by-side's permutation of 125 MB flows on a
 # k = 8 fat-tree (128 hosts) for 2 ms and on a k = 32 one (8,192 hosts)
 # for 200 us, each simulator in turn, ROUNDS times, at nice 5 under

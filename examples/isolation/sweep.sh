@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Threshold sensitivity of ARN+AFI (README "Congestion isolation in
-# fat-trees"): one threshold at a time around the defaults (hcd_th 0.5,
+# Threshold sensitivity of ARN+AFI (docs/studies/arn-afi.md, "The
+# experiment"): one threshold at a time around the defaults (hcd_th 0.5,
 # lcd_th 0.25, fc_th 0.5 of a 64 KB VC buffer, crt 1 us), on the arn-afi
 # scenario shrunk to a k = 8 fat-tree (128 hosts) under H25, at nice 5.
 # Each line of the summary CSV is one setting.
