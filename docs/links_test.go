@@ -16,17 +16,6 @@ import (
 	"unicode"
 )
 
-// pending are files that another branch of issue 26 creates (docs/model.md,
-// the modelling reference; docs/design.md, the design contract;
-// docs/scenarios.md, the field reference). Created by the model helper; the lead removes this
-// once that branch is merged. A listed file that exists is checked like
-// any other, anchors included.
-var pending = map[string]bool{
-	"docs/model.md":     true,
-	"docs/design.md":    true,
-	"docs/scenarios.md": true,
-}
-
 var (
 	// inlineLink matches [text](target) and ![alt](target "title"); the
 	// text may hold one level of brackets, as in [`a[0]`](x).
@@ -54,7 +43,7 @@ func TestLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs, n := checkLinks(root, files, pending)
+	errs, n := checkLinks(root, files)
 	for _, e := range errs {
 		t.Error(e)
 	}
@@ -91,11 +80,10 @@ func TestChecker(t *testing.T) {
 		"[fenced](not-a-link.md)",
 		"```",
 		"[ref]: docs/gone.md",
-		"[pending](docs/later.md#any)",
 	}, "\n"))
 	write("x.png", "")
 	write("docs/a.md", "# A, b `c`!\n\n## A b c\n\n## Tutorial: compare fair, SRPT and STORM\n\n```\n# not a heading\n```\n")
-	errs, n := checkLinks(root, []string{"README.md", "docs/a.md"}, map[string]bool{"docs/later.md": true})
+	errs, n := checkLinks(root, []string{"README.md", "docs/a.md"})
 	want := []string{
 		"README.md:4: docs/none.md: no such file",
 		"README.md:5: docs/a.md#nowhere: docs/a.md has no heading #nowhere",
@@ -105,8 +93,8 @@ func TestChecker(t *testing.T) {
 	if strings.Join(errs, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got errors\n%s\nwant\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
 	}
-	if n != 12 {
-		t.Errorf("checked %d links, want 12", n)
+	if n != 11 {
+		t.Errorf("checked %d links, want 11", n)
 	}
 }
 
@@ -149,9 +137,8 @@ func markdownFiles(root string) ([]string, error) {
 }
 
 // checkLinks checks every relative link of files and returns one line per
-// broken link, and how many links it checked. A link to a missing file
-// listed in later passes (and its anchor is not checked).
-func checkLinks(root string, files []string, later map[string]bool) ([]string, int) {
+// broken link, and how many links it checked.
+func checkLinks(root string, files []string) ([]string, int) {
 	var errs []string
 	anchors := map[string]map[string]bool{} // by repository-relative .md file
 	n := 0
@@ -166,7 +153,7 @@ func checkLinks(root string, files []string, later map[string]bool) ([]string, i
 				continue // a URL: not checked offline
 			}
 			n++
-			if e := checkLink(root, l, anchors, later); e != "" {
+			if e := checkLink(root, l, anchors); e != "" {
 				errs = append(errs, fmt.Sprintf("%s:%d: %s: %s", l.file, l.line, l.target, e))
 			}
 		}
@@ -175,7 +162,7 @@ func checkLinks(root string, files []string, later map[string]bool) ([]string, i
 }
 
 // checkLink returns what is wrong with one link, or "".
-func checkLink(root string, l link, anchors map[string]map[string]bool, later map[string]bool) string {
+func checkLink(root string, l link, anchors map[string]map[string]bool) string {
 	path, anchor, _ := strings.Cut(l.target, "#")
 	target := l.file // a bare #anchor is into the file itself
 	if path != "" {
@@ -185,9 +172,6 @@ func checkLink(root string, l link, anchors map[string]map[string]bool, later ma
 		}
 	}
 	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(target))); err != nil {
-		if later[target] {
-			return ""
-		}
 		return "no such file"
 	}
 	if anchor == "" || !strings.HasSuffix(target, ".md") {

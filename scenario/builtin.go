@@ -63,7 +63,7 @@ workload: {kind: cloud, distribution: websearch, load: 0.5}
 `,
 	},
 	{
-		Builtin: Builtin{Name: "storm-80", Doc: "the STORM paper's 80% case: storm-cloud at load 0.8 (WebSearch; --set nic.scheduler=fair for the baseline); README compares it with the paper and the fluid bounds"},
+		Builtin: Builtin{Name: "storm-80", Doc: "the STORM paper's 80% case: storm-cloud at load 0.8 (WebSearch; --set nic.scheduler=fair for the baseline); docs/studies/storm.md compares it with the paper and the fluid bounds"},
 		text: `# The STORM paper's sensitivity case (docs/model.md §6.6): fair sharing
 # against the default 3-priority STORM at 80% load, on the paper's
 # set-up as dcsim reads it: 128 hosts at 100 Gbps on the spine-leaf,
@@ -71,7 +71,7 @@ workload: {kind: cloud, distribution: websearch, load: 0.5}
 # not name its distribution; WebSearch here, --set
 # workload.distribution=... for the others. Compare
 #   dcsim run storm-80 --set nic.scheduler=fair
-# and the README's table of the paper's numbers and the fluid bounds.
+# and docs/studies/storm.md's table of the paper's numbers and the fluid bounds.
 name: storm-80
 duration: 5ms
 switch: {discipline: strict}

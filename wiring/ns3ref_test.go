@@ -25,7 +25,7 @@ import (
 
 const ns3Dir = "../scenario/testdata/ns3ref"
 
-// ns3PFCPauses are the PAUSE frames of the reference run (README.md:
+// ns3PFCPauses are the PAUSE frames of the reference run (testdata README.md:
 // pfc file, type 1): 742 received at hosts and 195 at switches for DCQCN,
 // none for HPCC.
 var ns3PFCPauses = map[string]int64{"dcqcn": 937, "hpcc": 0}

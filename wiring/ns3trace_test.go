@@ -15,8 +15,8 @@ import (
 )
 
 // TestNS3Trace writes a packet trace of the ns-3 replay in the format of
-// the instrumented reference model (README, Comparison with the HPCC ns-3
-// model: how the trace was made), so that the two can be compared event
+// the instrumented reference model (docs/validation.md, "Against the HPCC
+// ns-3 model, flow for flow": how the trace was made), so that the two can be compared event
 // by event. It runs only with DCSIM_NS3_TRACE=<output file>:
 //
 //	DCSIM_NS3_TRACE_END  stop time in ns (default 2000300000: the first 300 µs)

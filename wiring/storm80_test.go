@@ -8,13 +8,13 @@ import (
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
-// The fluid bounds beside the paper's 80% case (README, "The paper's 80%
-// case"): M/G/1 mean slowdowns at load 0.8 on one 100 Gbps link for each
+// The fluid bounds beside the paper's 80% case (docs/studies/storm.md,
+// "The paper's 80% case"): M/G/1 mean slowdowns at load 0.8 on one 100 Gbps link for each
 // storm-cloud distribution, with the integer sizes the simulator samples.
 // SRPT is the lowest mean slowdown any scheduler can reach on that link,
 // PS is ideal fair sharing (1/(1-rho) = 5 for every distribution) and LAS
 // is size-agnostic least-attained-service, PIAS's ideal. These pin what
-// the README quotes (relative 1e-6: they are printed to 8 digits; the integrals converge
+// docs/studies/storm.md quotes (relative 1e-6: they are printed to 8 digits; the integrals converge
 // to 1e-9).
 func TestStorm80FluidBounds(t *testing.T) {
 	want := map[string][3]float64{ // SRPT, PS, LAS

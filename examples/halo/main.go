@@ -1,5 +1,5 @@
-// Command halo runs the write-then-atomic experiment of the README's
-// one-sided RDMA section: the halo exchange (workloads/halo) of 16 ranks
+// Command halo runs the write-then-atomic experiment of
+// docs/studies/one-sided.md: the halo exchange (workloads/halo) of 16 ranks
 // on a 2x2x4 grid over a 4-leaf, 4-spine fabric whose leaf-spine wires
 // take 1 us + s*spread through spine s, so the 4 paths between two leaves
 // differ by up to 6*spread; per-packet spraying (or per-packet adaptive

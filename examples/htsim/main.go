@@ -1,4 +1,4 @@
-// Command htsim writes the inputs of the htsim side-by-side (README,
+// Command htsim writes the inputs of the htsim side-by-side (docs/performance.md,
 // "Side by side with htsim") and reads dcsim's result back:
 //
 //	go run ./examples/htsim gen DIR [N]    # DIR/permN.cm (htsim) and DIR/permN.csv (dcsim flow list), N = 128 by default

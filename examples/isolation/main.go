@@ -1,5 +1,4 @@
-// Command isolation runs the ARN+AFI experiment (README "Congestion
-// isolation in fat-trees"; docs/model.md §10): the built-in scenario
+// Command isolation runs the ARN+AFI experiment (docs/studies/arn-afi.md; docs/model.md §10): the built-in scenario
 // arn-afi (a fat-tree with a uniform background and a hot spot from 200
 // to 400 us) under each scheme, and writes the network efficiency and
 // the non-hot-spot throughput per 10 us bin to a CSV, a summary per run
@@ -29,8 +28,8 @@ import (
 	"github.com/dcsim/dcsim/wiring"
 )
 
-// schemes maps a scheme name to its --set overrides (README's table says
-// what each is).
+// schemes maps a scheme name to its --set overrides (docs/studies/arn-afi.md's
+// table says what each is).
 var schemes = map[string][]string{
 	"1q":            {},
 	"ar":            {"switch.routing.kind=adaptive"},

@@ -38,11 +38,6 @@ const self = "internal/lint/docs_test.go"
 // formerNames are the files allowed to say where they came from.
 var formerNames = map[string]bool{"docs/model.md": true, "docs/design.md": true}
 
-// pendingREADME: README.md is being cut into docs/ on the documentation
-// branch (issue 26), which rewrites its citations. Delete this exemption
-// when that branch is merged; README.md must then pass like every file.
-var pendingREADME = map[string]bool{"README.md": true}
-
 func TestModelCitations(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -141,7 +136,7 @@ func readText(path string) (string, bool) {
 func citationErrors(name, text string, sections, titles map[string]bool) []string {
 	var errs []string
 	line := func(off int) int { return 1 + strings.Count(text[:off], "\n") }
-	if !formerNames[name] && !pendingREADME[name] {
+	if !formerNames[name] {
 		for _, m := range outside.FindAllStringIndex(text, -1) {
 			errs = append(errs, fmt.Sprintf("%s:%d: cites %s, which is not in the repository: cite docs/model.md §N or docs/design.md \"Title\"",
 				name, line(m[0]), text[m[0]:m[1]]))
@@ -188,7 +183,7 @@ func TestCitationErrors(t *testing.T) {
 		{"a.md", "the output contract, DESIGN \"Model rules\"", 1},
 		{"a.go", "// REFERENCE_HEADERS and DESIGNS", 0},
 		{"docs/model.md", "kept outside the repository as `REFERENCE.md`", 0},
-		{"README.md", "(REFERENCE.md 6.7)", 0}, // pendingREADME
+		{"README.md", "(REFERENCE.md 6.7)", 1},
 	} {
 		if got := citationErrors(tc.name, tc.text, sections, titles); len(got) != tc.want {
 			t.Errorf("%s %q: got %d errors %q, want %d", tc.name, tc.text, len(got), got, tc.want)

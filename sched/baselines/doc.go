@@ -45,7 +45,7 @@
 //
 // guard = off is the published tagging and stays as the ablation: on the
 // storm-cloud grid it cost SRPT 8.4M NACKs and a mean slowdown 7.9x fair
-// sharing's (DCQCN, README). Thresholds are bytes (PIASTable
+// sharing's (DCQCN; docs/studies/storm.md). Thresholds are bytes (PIASTable
 // converts the PIAS source's KB = 1024 B); EqualSplit builds equal-count
 // thresholds from any size distribution's quantile function.
 package baselines

@@ -158,7 +158,7 @@
 //     a sending occupant's bytes arrive back to back; a second RTT is the
 //     margin for queueing in the data classes. Parking: the sender was
 //     busy elsewhere, so granting it again at once would idle the slot
-//     again. Sensitivity: README, "The STORM comparison".
+//     again. Sensitivity: docs/studies/storm.md.
 //   - lend [false]: a slot with no candidate of its kind may go to the
 //     other kind. The paper's "two-slot receiver controller" has one slot
 //     per priority, so lending is an ablation axis, as are slots_backlog

@@ -68,7 +68,7 @@
 // without RACK do. Its cost: reordering deeper than DupThresh packets is
 // still taken for loss (spurious resends; dup_threshold is the knob), and
 // a real loss is resent DupThresh - 1 packets later than IRN resends it.
-// Per-packet adaptive routing reorders deeper than 3 packets (README,
+// Per-packet adaptive routing reorders deeper than 3 packets (docs/fabric-and-transport.md,
 // "Reordering is not loss"), so SelectiveSender.ReorderWindow (scenario
 // nic.sack.reorder_window, default 0: off) adds RACK's idea in the form
 // the scoreboard supports: the lowest hole is lost only when the count

@@ -93,7 +93,7 @@
 //   - step_time 451 ms: TensorFlow's published benchmark (tf_cnn_benchmarks,
 //     May 2017) trains Inception-v3 at 142 images/s on one P100 with a
 //     batch of 64: 64 / 142 s. A faster GPU shortens it and exposes more
-//     of the allreduce (the README shows 45 ms as the sensitivity).
+//     of the allreduce (docs/studies/mpi-traces.md shows 45 ms as the sensitivity).
 //   - forward_fraction 1/3: the backward pass computes gradients with
 //     respect to both activations and weights, about twice the forward's
 //     work, the usual estimate.

@@ -168,7 +168,7 @@
 //     dcsim takes it from RunConfig.Protocol, default Simple, the choice
 //     for the large ring steps that dominate training: the send latency
 //     is exposed once per ring step, and LLaMA-7B's iteration moves by
-//     0.05 ms between LL and Simple (README). dcsim reads the Ring row for
+//     0.05 ms between LL and Simple (docs/validation.md, "Against SimAI"). dcsim reads the Ring row for
 //     all-to-all too.
 //
 // # Collectives to flows (docs/model.md §7.6)
