@@ -15,11 +15,10 @@ import (
 // followed by fix (or a remove).
 //
 // These were two hand-written heaps. On internal/iheap STORM's Pick costs
-// the same CPU (2026-12-02, CPU seconds of 3M decisions with 1,000 ready
-// QPs, 8 interleaved runs each: storm 0.59 s both, p = 0.73; storm-sw 0.34
-// both, p = 0.79; storm-sender 0.13 both, p = 0.75), once iheap's Key was
-// a struct of four int64s: with an array of four, which Go copies through
-// memory at every comparison, storm cost 12% more and storm-sw 19%.
+// the same CPU, because iheap's Key is a struct of four int64s kept in
+// registers, not an array that Go copies through memory at every
+// comparison (measurements: docs/performance-notes.md, section 4, "the
+// schedulers' heaps").
 
 // classHeaps are one heap of eligible QPs per data class.
 type classHeaps struct {
