@@ -130,6 +130,53 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// plugins are the implementations that scenarios choose by name:
+// congestion-control algorithms, schedulers, workload kinds and the
+// congestion-isolation switch. Only the composition root (wiring), which
+// holds the plugin tables and builds a simulation, imports them; every
+// other package reaches them through it, so that a new plugin is its own
+// package plus one table line (issue 28).
+var plugins = []string{"cc/dcqcn", "cc/hpcc", "cc/timely", "cc/dctcp", "cc/none",
+	"sched/storm", "sched/baselines", "workloads/", "fabric/isolation"}
+
+// pluginImporters are the packages allowed to import plugins: the
+// composition root, and (until issue 28 moves the plugin tables out of
+// it) scenario; cmd/dcsim lists the flow-size distributions.
+var pluginImporters = map[string]string{
+	"wiring":                    "the composition root",
+	"scenario":                  "holds the plugin tables today; issue 28 moves them to the composition root",
+	"cmd/dcsim workloads/cloud": "dcsim scenarios lists the distributions (cloud.Describe)",
+}
+
+func isPlugin(pkg string) bool {
+	for _, p := range plugins {
+		if pkg == strings.TrimSuffix(p, "/") || strings.HasPrefix(pkg, strings.TrimSuffix(p, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Plugins are imported by the composition root only (a plugin may import
+// packages below it, and a workload package its own subpackages).
+func TestPluginImports(t *testing.T) {
+	for _, f := range sources(t) {
+		if isPlugin(f.pkg) {
+			continue
+		}
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			dep, ok := strings.CutPrefix(p, module)
+			if !ok || !isPlugin(dep) {
+				continue
+			}
+			if pluginImporters[f.pkg] == "" && pluginImporters[f.pkg+" "+dep] == "" {
+				t.Errorf("%s: %s imports the plugin %s: only the composition root (wiring) may", f.path, f.pkg, dep)
+			}
+		}
+	}
+}
+
 // The simulation core uses no wall clock, files, goroutines or global
 // randomness: runs must be deterministic and I/O belongs above scenario.
 func TestCoreIsPure(t *testing.T) {
