@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/workloads/cloud"
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -604,5 +607,26 @@ func TestECNDefaultsFollowCC(t *testing.T) {
 	_, err := Load("default", []string{"cc.algorithm=dctcp", "switch.ecn.kmin=400KB"})
 	if err == nil || !strings.Contains(err.Error(), "switch.ecn.kmin") {
 		t.Fatalf("kmin 400KB over dctcp's kmax 300KB: got %v, want an error on switch.ecn.kmin", err)
+	}
+}
+
+// encodePlain's cached nodes are the nodes yaml.Node.Encode makes, on the
+// first call and on every later one: the printed scenario, and so every
+// hash and run directory name, does not change with the cache.
+func TestEncodePlainCache(t *testing.T) {
+	for _, x := range []any{0, 1, int64(1), "1", "", "true", "a: b", "x\ny", 0.0, math.Copysign(0, -1), math.NaN(), math.Inf(1), 0.5, 1e21, float32(0.1), true, uint8(7)} {
+		var want yaml.Node
+		if err := want.Encode(x); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			got, err := encodePlain(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*got, want) {
+				t.Errorf("%T %v, call %d: got %+v, want %+v", x, x, i, *got, want)
+			}
+		}
 	}
 }
