@@ -207,6 +207,12 @@ func TestParseErrors(t *testing.T) {
 			`scenario.yaml:3: workload.simai.protocol: unknown protocol "LL" (valid: ll, ll128, simple)`},
 		{"negative forced channels", "workload:\n  kind: collective\n  collective: {force_channels: -1}\n", nil,
 			"scenario.yaml:3: workload.collective.force_channels: must be in [0, 1024], got -1"},
+		// Issue 27, item 9: yaml.v3 names no line for bad UTF-8, and a
+		// grid of 2^32 x 2^32 wrapped to 0 processes.
+		{"not utf-8", "name: x\nseed: 1\n# caf\xe9\n", nil,
+			"scenario.yaml:3: not UTF-8 text: byte 0xe9 at column 6 (save the file as UTF-8)"},
+		{"mpitrace grid wraps to 0", "topology: {kind: star, hosts: 4}\nworkload:\n  kind: mpitrace\n  mpitrace: {p: 4294967296, q: 4294967296}\n", nil,
+			"scenario.yaml:4: workload.mpitrace.p: a 4294967296 x 4294967296 grid has more than 4096 processes"},
 		{"set makes kmin exceed file kmax", "switch:\n  ecn:\n    kmax: 100KB\n", []string{"switch.ecn.kmin=200KB"},
 			"--set switch.ecn.kmin=200KB: switch.ecn.kmin: 200KB is above kmax (100KB)"},
 	}
