@@ -109,6 +109,28 @@ func trailingUnit(num string) string {
 	return strings.TrimSpace(num[i+1:])
 }
 
+// notDecimal says what is wrong with num, which has a character other
+// than a digit or one '.': strconv.ParseFloat reads more than the
+// exponent notation a user may mean, and each of its forms gets its own
+// reason.
+func notDecimal(num string) error {
+	lower := strings.ToLower(strings.TrimLeft(num, "+-"))
+	switch {
+	case lower == "nan":
+		return fmt.Errorf("not a number (NaN)")
+	case lower == "inf" || lower == "infinity":
+		return fmt.Errorf("not a finite number")
+	case strings.Contains(num, "_"):
+		return fmt.Errorf("digit separators (_) are not accepted: write %s", strings.ReplaceAll(num, "_", ""))
+	case strings.HasPrefix(lower, "0x") || strings.HasPrefix(lower, "0b") || strings.HasPrefix(lower, "0o"):
+		return fmt.Errorf("not a decimal number")
+	}
+	if _, err := strconv.ParseFloat(num, 64); err == nil && strings.ContainsAny(lower, "e") {
+		return fmt.Errorf("exponent notation is not accepted: write the digits")
+	}
+	return fmt.Errorf("not a decimal number")
+}
+
 // scaleDecimal parses a non-negative decimal number and multiplies it by
 // unit exactly; the result must be an integer and fit in int64.
 func scaleDecimal(num string, unit int64) (int64, error) {
@@ -126,10 +148,7 @@ func scaleDecimal(num string, unit int64) (int64, error) {
 	for _, part := range []string{intPart, frac} {
 		for _, c := range part {
 			if c < '0' || c > '9' {
-				if _, err := strconv.ParseFloat(num, 64); err == nil {
-					return 0, fmt.Errorf("exponent notation is not accepted: write the digits")
-				}
-				return 0, fmt.Errorf("not a decimal number")
+				return 0, notDecimal(num)
 			}
 		}
 	}

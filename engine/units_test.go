@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -176,5 +177,26 @@ func TestSatAdd(t *testing.T) {
 		if got := SatAdd(tc.a, tc.b); got != tc.want {
 			t.Errorf("SatAdd(%d, %d): got %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// A number that is not plain decimal digits says what it is instead
+// (issue 27, item 9: 100_000ns and NaNs said "exponent notation").
+func TestParseTimeNotDecimal(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"100_000ns", `bad duration "100_000ns": digit separators (_) are not accepted: write 100000`},
+		{"NaNs", `bad duration "NaNs": not a number (NaN)`},
+		{"infs", `bad duration "infs": not a finite number`},
+		{"1e3ns", `bad duration "1e3ns": exponent notation is not accepted: write the digits`},
+		{"0x10ns", `bad duration "0x10ns": not a decimal number`},
+		{"1,5us", `bad duration "1,5us": not a decimal number`},
+	} {
+		_, err := ParseTime(tc.in)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("ParseTime(%q): got %v, want %s", tc.in, err, tc.want)
+		}
+	}
+	if _, err := ParseSize("1_000KB"); err == nil || !strings.Contains(err.Error(), "digit separators") {
+		t.Errorf("ParseSize(1_000KB): got %v, want digit separators named", err)
 	}
 }

@@ -13,10 +13,14 @@ type Footprint struct {
 	Ports  int64 // the Port array (two per link), the switches' MMU accounting per port, the topology's links
 	Routes int64 // the route tables: UpDownRouteBytes or ShortestPathRouteBytes
 	Hosts  int64 // per-host NIC state beyond its port
+	Tables int64 // per-switch tables of routing and isolation (FlowletSlotBytes a slot), set by the caller
 }
 
 // Total is the sum, in bytes.
-func (f Footprint) Total() int64 { return f.Ports + f.Routes + f.Hosts }
+func (f Footprint) Total() int64 { return f.Ports + f.Routes + f.Hosts + f.Tables }
+
+// FlowletSlotBytes is the size of one slot of Adaptive's flowlet table.
+const FlowletSlotBytes = int64(unsafe.Sizeof(flowlet{}))
 
 // hostBytes is the NIC state per host beyond its port (rnic.Host, its
 // feedback and scheduler state at rest), measured: a 64,000-host star

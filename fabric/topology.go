@@ -1,13 +1,13 @@
 package fabric
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/internal/textline"
 )
 
 // Link is one full-duplex link between nodes A and B. Node ids: hosts are
@@ -204,8 +204,7 @@ func FatTree(k int, hostLink, fabricLink engine.Rate, delay engine.Time) (*Topol
 // kept (the reference model keeps only the last). A non-zero error rate is
 // rejected: dcsim does not model random link loss yet.
 func ReadTopologyFile(name string, r io.Reader) (*Topology, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sc := textline.NewScanner(r)
 	line := 0
 	next := func() ([]string, error) {
 		for sc.Scan() {
@@ -215,8 +214,8 @@ func ReadTopologyFile(name string, r io.Reader) (*Topology, error) {
 				return f, nil
 			}
 		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		if err := textline.ScanErr(sc, line); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
 		}
 		return nil, io.EOF
 	}

@@ -327,8 +327,11 @@
 //	               efficiency (off unless listed) adds delivered / injected
 //	               payload over the host links, split by hot-spot destination
 //
-// An interval whose port samples over duration alone would pass 10^9 rows
-// is rejected. With Options.Dir (dcsim run and sweep set it) the samples
+// An interval whose samples over duration alone would pass 10^9 rows
+// (ports x port metrics, plus at least one QP a host for qp_rate and 5
+// rows for efficiency, per sample) is rejected, and so is one at which the
+// sampler would fire more than 10^8 times in duration + drain_limit (each
+// firing visits every port and QP, busy or not). With Options.Dir (dcsim run and sweep set it) the samples
 // stream into samples.parquet in batches of 16,384 rows while the run goes
 // on, and the parquet writer writes a row group every 2^20 rows, so memory
 // does not grow with them; without it they are returned in
@@ -403,6 +406,28 @@
 // class maps) and switch.credit (credit-based links instead of PFC,
 // {bytes: 64KB} per class and switch input; fabric/credit.go) are absent
 // the same way unless given.
+//
+// Knobs that cost without bound or act on nothing are rejected, naming the
+// field and the bound:
+//
+//   - switch.routing.flowlet_slots and switch.isolation.flow_slots are
+//     powers of two up to 2^20 (16 and 24 B a slot, on every switch), and
+//     the switches' tables count towards the 8 GiB footprint above
+//     ("switch tables"; a file topology's once it is read).
+//   - switch.routing.flowlet_gap, with a go-back-N (not selective)
+//     receiver, is 0 (rejected) or at least one nic.mtu payload's
+//     serialisation at topology.host_link (80 ns at 1000 B and 100 Gbps):
+//     a shorter gap reorders a QP's packets as per-packet routing does.
+//   - switch.routing.flowlet_gap and flowlet_slots given a value other than
+//     their defaults under kind ecmp or spray, which have no flowlets, are
+//     errors (their defaults pass: a printed scenario spells them out);
+//     switch.isolation.afi: true needs kind adaptive or spray, since AFI
+//     adapts the packets adaptive routing diverts.
+//   - switch.isolation.arn_entry_lifetime, with arn on, is at least
+//     2 x (2 x topology.link_delay + 2 x a 64 B ARN frame at
+//     topology.host_link) (4.02 us on the default spine-leaf, 420 ns on
+//     arn-afi): roots refresh every lifetime/2, and faster refreshes only
+//     add frames (1 ps looped at one instant).
 //
 // Workload kinds are the fourth table (workloadKinds in workloads.go):
 // each WorkloadKind carries its name, doc line, a parameter struct with its

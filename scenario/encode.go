@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"reflect"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dcsim/dcsim/engine"
 	"go.yaml.in/yaml/v3"
@@ -172,10 +174,49 @@ func encodeValue(v reflect.Value) (*yaml.Node, error) {
 	return encodePlain(v.Interface())
 }
 
+// encodePlain is yaml.Node.Encode, which prints x and parses the text
+// back (about 3 us a value, most of a scenario's YAML and so of a sweep
+// point's expansion). A scalar's node depends only on its value, and a
+// scenario's values repeat from point to point, so the nodes of the first
+// plainCacheSize distinct scalars are kept and copied.
 func encodePlain(x any) (*yaml.Node, error) {
+	key, cacheable := plainKey(x)
+	if cacheable {
+		if n, ok := plainCache.Load(key); ok {
+			c := *n.(*yaml.Node)
+			return &c, nil
+		}
+	}
 	var n yaml.Node
 	if err := n.Encode(x); err != nil {
 		return nil, err
 	}
+	if cacheable && n.Kind == yaml.ScalarNode && plainCached.Add(1) <= plainCacheSize {
+		c := n
+		plainCache.Store(key, &c)
+	}
 	return &n, nil
+}
+
+const plainCacheSize = 1 << 14
+
+var (
+	plainCache  sync.Map // plainKey -> *yaml.Node, never modified
+	plainCached atomic.Int64
+)
+
+// plainKey is x as a map key when x is a scalar of a basic kind; the
+// dynamic type is part of the key, so 1 and int64(1) and "1" differ. A
+// float zero is not cached (0 and -0 are equal keys but print apart),
+// nor NaN (never equal to a key).
+func plainKey(x any) (any, bool) {
+	switch v := reflect.ValueOf(x); v.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.String:
+		return x, true
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		return x, f != 0 && f == f
+	}
+	return nil, false
 }

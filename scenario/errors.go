@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dcsim/dcsim/internal/textline"
 )
 
 // Error is bad scenario input, located. It prints as one line:
@@ -22,13 +24,16 @@ type Error struct {
 	Msg  string
 }
 
+// Error prints e on one line, each value it quotes (the --set, the file
+// name, the field path, a %q in the message) clipped to
+// textline.MaxEcho bytes: a 1 MB --set value gives a short line.
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Set != "" {
 		b.WriteString("--set ")
-		b.WriteString(oneLine(e.Set))
+		b.WriteString(oneLine(textline.Clip(e.Set)))
 	} else {
-		b.WriteString(oneLine(e.File))
+		b.WriteString(oneLine(textline.Clip(e.File)))
 		if e.Line > 0 {
 			b.WriteString(":")
 			b.WriteString(strconv.Itoa(e.Line))
@@ -36,10 +41,10 @@ func (e *Error) Error() string {
 	}
 	if e.Path != "" {
 		b.WriteString(": ")
-		b.WriteString(oneLine(e.Path))
+		b.WriteString(oneLine(textline.Clip(e.Path)))
 	}
 	b.WriteString(": ")
-	b.WriteString(oneLine(e.Msg))
+	b.WriteString(oneLine(textline.ClipQuoted(e.Msg)))
 	return b.String()
 }
 

@@ -35,8 +35,8 @@ type Isolation struct {
 	// moving a flow mid-flowlet reorders it, and the NIC's go-back-N
 	// receiver answers each overtaking packet with a NACK. 0 moves
 	// packets as soon as an entry matches, as the paper describes it.
-	// FlowSlots is the size of each switch's table of flows (1024, 16 B
-	// each: 11.8 MB on the 720 switches of a k = 24 fat-tree).
+	// FlowSlots is the size of each switch's table of flows (1024, 24 B
+	// each: 17.7 MB on the 720 switches of a k = 24 fat-tree).
 	AdaptGap  Duration `yaml:"adapt_gap"`
 	FlowSlots int      `yaml:"flow_slots"`
 	// AFI adapts, with no ARN, the data packets that adaptive routing at

@@ -84,7 +84,7 @@ func (p *MPITraceParams) validate(at WorkloadCheck) *FieldError {
 			}
 		}
 		switch {
-		case p.P*p.Q < 2:
+		case p.P == 1 && p.Q == 1: // not p.P*p.Q < 2: the product of two huge sides wraps
 			return fieldErr(prefix+"p", "a %d x %d grid has fewer than 2 processes", p.P, p.Q)
 		case p.N < p.NB:
 			return fieldErr(prefix+"n", "%d is below nb (%d)", p.N, p.NB)

@@ -52,8 +52,9 @@ func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
 		return nil, err
 	}
 	idx := buildIndex(root)
-	applyECNDefaults(s, func(path string) bool { _, ok := idx[path]; return ok })
-	if err := s.validate(misplaced); err != nil {
+	given := func(path string) bool { _, ok := idx[path]; return ok }
+	applyECNDefaults(s, given)
+	if err := s.validate(misplaced, given); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
 			return nil, d.locate(idx, fe)

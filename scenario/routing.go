@@ -59,10 +59,16 @@ func (r *Routing) validate(selective bool) *FieldError {
 	return firstErr(nonNegativeTime(p+"flowlet_gap", r.FlowletGap, false), slotCount(p+"flowlet_slots", r.FlowletSlots))
 }
 
+// maxSlots bounds a per-switch table indexed by hash bits: 2^20 slots (16
+// to 24 MiB a switch) is beyond a switch ASIC's flowlet table (CONGA and
+// LetFlow keep 64K). Every switch has one, so the tables' total is also
+// part of the topology's footprint (validateTables).
+const maxSlots = 1 << 20
+
 // slotCount checks the size of a per-switch table indexed by hash bits.
 func slotCount(path string, n int) *FieldError {
-	if n < 1 || n > 1<<24 || n&(n-1) != 0 {
-		return fieldErr(path, "must be a power of two in [1, 2^24], got %d", n)
+	if n < 1 || n > maxSlots || n&(n-1) != 0 {
+		return fieldErr(path, "must be a power of two in [1, 2^20], got %d", n)
 	}
 	return nil
 }

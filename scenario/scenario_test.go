@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/workloads/cloud"
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -89,7 +92,7 @@ func TestParseErrors(t *testing.T) {
 		{"per-packet adaptive routing", "switch:\n  routing: {kind: adaptive, flowlet_gap: 0s}\n", nil,
 			"scenario.yaml:2: switch.routing.flowlet_gap: must be positive, got 0s: per-packet adaptive routing reorders a QP's packets; it needs nic.receiver: selective"},
 		{"flowlet slots not a power of two", "switch:\n  routing: {flowlet_slots: 1000}\n", nil,
-			"scenario.yaml:2: switch.routing.flowlet_slots: must be a power of two in [1, 2^24], got 1000"},
+			"scenario.yaml:2: switch.routing.flowlet_slots: must be a power of two in [1, 2^20], got 1000"},
 		{"unknown routing kind", "switch:\n  routing: {kind: flood}\n", nil,
 			`scenario.yaml:2: switch.routing.kind: unknown routing kind "flood" (valid: ecmp, adaptive, spray)`},
 		{"spray under go-back-N", "switch:\n  routing: {kind: spray}\n", nil,
@@ -204,6 +207,37 @@ func TestParseErrors(t *testing.T) {
 			`scenario.yaml:3: workload.simai.protocol: unknown protocol "LL" (valid: ll, ll128, simple)`},
 		{"negative forced channels", "workload:\n  kind: collective\n  collective: {force_channels: -1}\n", nil,
 			"scenario.yaml:3: workload.collective.force_channels: must be in [0, 1024], got -1"},
+		// Issue 27, item 9: yaml.v3 names no line for bad UTF-8, and a
+		// grid of 2^32 x 2^32 wrapped to 0 processes.
+		{"not utf-8", "name: x\nseed: 1\n# caf\xe9\n", nil,
+			"scenario.yaml:3: not UTF-8 text: byte 0xe9 at column 6 (save the file as UTF-8)"},
+		{"mpitrace grid wraps to 0", "topology: {kind: star, hosts: 4}\nworkload:\n  kind: mpitrace\n  mpitrace: {p: 4294967296, q: 4294967296}\n", nil,
+			"scenario.yaml:4: workload.mpitrace.p: a 4294967296 x 4294967296 grid has more than 4096 processes"},
+		// Issue 27, item 4: accepted values of unbounded cost.
+		{"flowlet slots 2^24", "", []string{"switch.routing.flowlet_slots=16777216"},
+			"--set switch.routing.flowlet_slots=16777216: switch.routing.flowlet_slots: must be a power of two in [1, 2^20], got 16777216"},
+		{"flowlet tables of a k=48 fat-tree", "topology: {kind: fat-tree, k: 48}\nswitch:\n  routing: {flowlet_slots: 1048576}\n", nil,
+			"scenario.yaml:3: switch.routing.flowlet_slots: the network would need about 45.2 GiB to build (ports 0.2 GiB, route tables 0.0 GiB, hosts 0.0 GiB, switch tables 45.0 GiB), above the builder's bound of 8.0 GiB"},
+		{"isolation flow tables of a k=48 fat-tree", "topology: {kind: fat-tree, k: 48}\nswitch:\n  isolation: {flow_slots: 1048576}\n", nil,
+			"scenario.yaml:3: switch.isolation.flow_slots: the network would need about 67.7 GiB to build (ports 0.2 GiB, route tables 0.0 GiB, hosts 0.0 GiB, switch tables 67.5 GiB), above the builder's bound of 8.0 GiB"},
+		{"arn entry lifetime 1ps", "", []string{"switch.isolation={}", "switch.isolation.arn_entry_lifetime=1ps"},
+			"--set switch.isolation.arn_entry_lifetime=1ps: switch.isolation.arn_entry_lifetime: 1ps is below the minimum of 4020480ps: roots refresh their ARNs every arn_entry_lifetime/2, which must be at least two topology.link_delay (1us) and two 64 B ARN frames at topology.host_link (5120ps), the time an ARN takes to act"},
+		{"trace of QP rates every 1ps", "duration: 1us\ntrace: {interval: 1ps, metrics: [qp_rate]}\n", nil,
+			"scenario.yaml:2: trace.interval: 1ps would sample 100001000000 times in duration + drain_limit (100001us), above the limit of 1e+08: use a longer interval"},
+		{"trace rows of QP rates", "trace: {interval: 1ns, metrics: [qp_rate]}\n", nil,
+			"scenario.yaml:1: trace.interval: 1ns would write at least 1.28e+09 sample rows (128 a sample: ports x metrics, a QP a host for qp_rate; x 10000000 samples in duration 10ms), above the limit of 1e+09: use a longer interval"},
+		// Issue 27, item 5: accepted and silently ignored.
+		{"afi without adaptive routing", "switch:\n  isolation: {afi: true}\n", nil,
+			"scenario.yaml:2: switch.isolation.afi: true has no effect without adaptive routing (AFI adapts the packets adaptive routing diverts; the switches route by ECMP here): set switch.routing.kind: adaptive (or spray), or remove afi"},
+		{"afi under ecmp", "switch:\n  routing: {kind: ecmp}\n  isolation: {afi: true}\n", nil,
+			"scenario.yaml:3: switch.isolation.afi: true has no effect without adaptive routing (AFI adapts the packets adaptive routing diverts; the switches route by ECMP here): set switch.routing.kind: adaptive (or spray), or remove afi"},
+		{"flowlet gap under ecmp", "switch:\n  routing:\n    kind: ecmp\n    flowlet_gap: 10us\n", nil,
+			"scenario.yaml:4: switch.routing.flowlet_gap: has no effect under kind: ecmp (flowlets are adaptive routing's): remove it or set switch.routing.kind: adaptive"},
+		{"flowlet slots under spray", "nic: {receiver: selective}\n", []string{"switch.routing.kind=spray", "switch.routing.flowlet_slots=64"},
+			"--set switch.routing.flowlet_slots=64: switch.routing.flowlet_slots: has no effect under kind: spray (flowlets are adaptive routing's): remove it or set switch.routing.kind: adaptive"},
+		// Issue 27, item 6: a gap below a packet's serialisation is a gap of 0.
+		{"flowlet gap 1ps in order", "", []string{"switch.routing.kind=adaptive", "switch.routing.flowlet_gap=1ps"},
+			"--set switch.routing.flowlet_gap=1ps: switch.routing.flowlet_gap: 1ps is shorter than one packet's serialisation (nic.mtu 1000 B at topology.host_link 100Gbps: 80ns), so it reorders a QP's packets as a gap of 0 does; it needs nic.receiver: selective, or a gap of at least 80ns"},
 		{"set makes kmin exceed file kmax", "switch:\n  ecn:\n    kmax: 100KB\n", []string{"switch.ecn.kmin=200KB"},
 			"--set switch.ecn.kmin=200KB: switch.ecn.kmin: 200KB is above kmax (100KB)"},
 	}
@@ -604,5 +638,49 @@ func TestECNDefaultsFollowCC(t *testing.T) {
 	_, err := Load("default", []string{"cc.algorithm=dctcp", "switch.ecn.kmin=400KB"})
 	if err == nil || !strings.Contains(err.Error(), "switch.ecn.kmin") {
 		t.Fatalf("kmin 400KB over dctcp's kmax 300KB: got %v, want an error on switch.ecn.kmin", err)
+	}
+}
+
+// encodePlain's cached nodes are the nodes yaml.Node.Encode makes, on the
+// first call and on every later one: the printed scenario, and so every
+// hash and run directory name, does not change with the cache.
+func TestEncodePlainCache(t *testing.T) {
+	for _, x := range []any{0, 1, int64(1), "1", "", "true", "a: b", "x\ny", 0.0, math.Copysign(0, -1), math.NaN(), math.Inf(1), 0.5, 1e21, float32(0.1), true, uint8(7)} {
+		var want yaml.Node
+		if err := want.Encode(x); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			got, err := encodePlain(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*got, want) {
+				t.Errorf("%T %v, call %d: got %+v, want %+v", x, x, i, *got, want)
+			}
+		}
+	}
+}
+
+// The flowlet knobs are rejected under ECMP only when given a value other
+// than the default (issue 27, item 5): absent, or given their defaults (as
+// show prints them), they pass, and so does a gap of exactly one packet
+// or any gap with a selective receiver.
+func TestNoEffectKnobsAtDefaults(t *testing.T) {
+	for _, sets := range [][]string{
+		{"switch.routing.kind=ecmp"},
+		{"switch.routing.kind=ecmp", "switch.routing.flowlet_gap=5us", "switch.routing.flowlet_slots=4096"},
+		{"switch.routing.kind=adaptive", "switch.routing.flowlet_gap=80ns"},
+		{"switch.routing.kind=adaptive", "switch.routing.flowlet_gap=1ps", "nic.receiver=selective"},
+		{"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.afi=true", "switch.isolation.arn_entry_lifetime=4.02048us"},
+	} {
+		s, err := Load("default", sets)
+		if err != nil {
+			t.Errorf("%v: %v", sets, err)
+			continue
+		}
+		if _, err := Parse("shown.yaml", s.YAML(), nil); err != nil {
+			t.Errorf("%v: printed scenario does not read back: %v", sets, err)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/fabric/isolation"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
@@ -23,18 +24,25 @@ const (
 // Validate checks every field and returns the first problem, in schema
 // order, as a *FieldError naming the field. It reads no files: a topology,
 // flow list or CDF file is read, and checked, when the simulation is built.
-func (s *Scenario) Validate() error { return s.validate(nil) }
+// The checks of fields that have no effect in the scenario (a flowlet
+// knob under ECMP) need to know which fields the input gave, and only
+// Parse knows: Validate skips them.
+func (s *Scenario) Validate() error { return s.validate(nil, nil) }
 
 // validate is Validate given the sub-maps of other kinds that Parse found
-// in each workload (misplaced), which a Scenario has no field for.
-func (s *Scenario) validate(misplaced map[*Workload][]string) error {
+// in each workload (misplaced), which a Scenario has no field for, and
+// given, which reports whether the input (file or --set) gave a field by
+// its dotted path; nil when not known.
+func (s *Scenario) validate(misplaced map[*Workload][]string, given func(path string) bool) error {
 	for _, check := range []func() *FieldError{
 		s.validateTop,
 		s.Topology.validate,
 		s.Switch.validate,
-		s.validateRouting,
+		func() *FieldError { return s.validateRouting(given) },
 		s.validateNIC,
 		func() *FieldError { return s.Switch.Isolation.validate(s.NIC.DataClass) },
+		s.validateIsolationCost,
+		s.validateTables,
 		func() *FieldError { return s.Switch.Queueing.validate(s.NIC.DataClass, s.Switch.Isolation) },
 		func() *FieldError { return s.Switch.Credit.validate(s.Switch.PFC) },
 		s.validateCC,
@@ -264,28 +272,47 @@ func (t *Topology) shape() (hosts, switches, links, routes, widest int64, field 
 // parquet, and far more rows than a notebook can load.
 const maxSampleRows = 1_000_000_000
 
-// validateTraceRows rejects a trace.interval so short that the port
-// samples of the arrival period alone (duration / interval samples of
-// each port's metrics; the drain and the QPs add more) pass maxSampleRows.
+// maxSampleInstants bounds the sampler's firings in the longest run the
+// scenario allows (duration + drain_limit): each is an event that visits
+// every port and QP, whether or not anything moved (trace.interval 1ps
+// with duration 1us drained for up to 100 ms, 10^11 firings, ran for
+// over 10 minutes).
+const maxSampleInstants = 100_000_000
+
+// validateTraceRows rejects a trace.interval so short that the samples of
+// the arrival period alone (duration / interval samples of each port's
+// metrics, at least one QP a host for qp_rate, 5 rows for efficiency; the
+// drain adds more) pass maxSampleRows, or that the sampler fires more than
+// maxSampleInstants times in duration + drain_limit.
 func (s *Scenario) validateTraceRows() *FieldError {
 	iv := s.Trace.Interval.T()
 	if iv <= 0 {
 		return nil
 	}
-	_, _, links, _, _, field := s.Topology.shape()
-	perPort := 0
-	for _, m := range s.Trace.Metrics {
-		if m != MetricQPRate {
-			perPort++
+	if hosts, _, links, _, _, field := s.Topology.shape(); field != "" {
+		var perSample int64
+		for _, m := range s.Trace.Metrics {
+			switch m {
+			case MetricQPRate:
+				perSample += hosts
+			case MetricEfficiency:
+				perSample += 5 // efficiency, and injected and delivered Gbps of hot spots and others
+			default:
+				perSample += 2 * links
+			}
+		}
+		if rows := float64(s.Duration.T()/iv) * float64(perSample); rows > maxSampleRows {
+			return fieldErr("trace.interval", "%v would write at least %.3g sample rows (%d a sample: ports x metrics, a QP a host for qp_rate; x %d samples in duration %v), above the limit of %.0e: use a longer interval",
+				s.Trace.Interval, rows, perSample, s.Duration.T()/iv, s.Duration, float64(maxSampleRows))
 		}
 	}
-	if field == "" || perPort == 0 {
-		return nil
+	horizon, what := s.Duration.T(), "duration"
+	if d := s.DrainLimit.T(); d != engine.Never {
+		horizon, what = horizon+d, "duration + drain_limit"
 	}
-	rows := float64(s.Duration.T()/iv) * float64(2*links*int64(perPort))
-	if rows > maxSampleRows {
-		return fieldErr("trace.interval", "%v would write at least %.3g sample rows (%d ports x %d metrics x %d samples in duration %v), above the limit of %.0e: use a longer interval",
-			s.Trace.Interval, rows, 2*links, perPort, s.Duration.T()/iv, s.Duration, float64(maxSampleRows))
+	if n := horizon / iv; n > maxSampleInstants {
+		return fieldErr("trace.interval", "%v would sample %d times in %s (%v), above the limit of %.0e: use a longer interval",
+			s.Trace.Interval, n, what, Duration(horizon), float64(maxSampleInstants))
 	}
 	return nil
 }
@@ -297,8 +324,12 @@ func CheckFootprint(field string, f fabric.Footprint) *FieldError {
 		return nil
 	}
 	gib := func(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
-	return fieldErr(field, "the network would need about %s to build (ports %s, route tables %s, hosts %s), above the builder's bound of %s",
-		gib(f.Total()), gib(f.Ports), gib(f.Routes), gib(f.Hosts), gib(MaxBuildBytes))
+	tables := ""
+	if f.Tables > 0 {
+		tables = ", switch tables " + gib(f.Tables)
+	}
+	return fieldErr(field, "the network would need about %s to build (ports %s, route tables %s, hosts %s%s), above the builder's bound of %s",
+		gib(f.Total()), gib(f.Ports), gib(f.Routes), gib(f.Hosts), tables, gib(MaxBuildBytes))
 }
 
 func (sw *Switch) validate() *FieldError {
@@ -345,9 +376,112 @@ func (sw *Switch) validate() *FieldError {
 }
 
 // validateRouting checks switch.routing, which may route per packet only
-// when the NIC's receiver is selective.
-func (s *Scenario) validateRouting() *FieldError {
-	return s.Switch.Routing.validate(s.NIC.SelectiveReceiver())
+// when the NIC's receiver is selective, and rejects a flowlet knob given a
+// value other than its default where there are no flowlets (kind ecmp or
+// spray): a sweep over it would give identical points. The default value
+// is accepted even when given, since a printed scenario spells every
+// default out and must read back.
+func (s *Scenario) validateRouting(given func(string) bool) *FieldError {
+	r := s.Switch.Routing
+	if fe := r.validate(s.NIC.SelectiveReceiver()); fe != nil || r == nil {
+		return fe
+	}
+	const p = "switch.routing."
+	if r.Kind != RoutingAdaptive && given != nil {
+		d := defaultRouting()
+		for _, f := range []struct {
+			name  string
+			isDef bool
+		}{{"flowlet_gap", r.FlowletGap == d.FlowletGap}, {"flowlet_slots", r.FlowletSlots == d.FlowletSlots}} {
+			if given(p+f.name) && !f.isDef {
+				return fieldErr(p+f.name, "has no effect under kind: %s (flowlets are adaptive routing's): remove it or set switch.routing.kind: adaptive", r.Kind)
+			}
+		}
+	}
+	// A flowlet gap shorter than one packet's serialisation moves a flow
+	// between packets, as a gap of 0 does: its packets overtake each other
+	// and a go-back-N receiver NACKs them (flowlet_gap 1ps: 118,632 NACKs
+	// and 6,432 of 20,661 flows unfinished). The host link is the rate a
+	// QP's packets leave at; a file topology's rates are known only once
+	// read, so it is not checked.
+	if r.Kind == RoutingAdaptive && r.FlowletGap > 0 && !s.NIC.SelectiveReceiver() && s.Topology.Kind != TopoFile && s.Topology.HostLink > 0 {
+		if min := s.Topology.HostLink.R().TxTime(int64(s.NIC.MTU)); r.FlowletGap.T() < min {
+			return fieldErr(p+"flowlet_gap", "%v is shorter than one packet's serialisation (nic.mtu %d B at topology.host_link %v: %v), so it reorders a QP's packets as a gap of 0 does; it needs nic.receiver: selective, or a gap of at least %v",
+				r.FlowletGap, s.NIC.MTU, s.Topology.HostLink, Duration(min), Duration(min))
+		}
+	}
+	return nil
+}
+
+// validateIsolationCost bounds what switch.isolation costs to simulate: a
+// root port refreshes its ARN every arn_entry_lifetime/2, and each refresh
+// floods 64-byte frames upstream; a refresh more often than an ARN can
+// cross a link and back renews entries before the last renewal can have
+// acted, and only adds frames (1ps: a refresh every 0 ps, a loop that
+// never advances time; 1ns: 2 GB of queued frames in 30 s). So
+// arn_entry_lifetime/2 must be at least two link delays plus two ARN
+// frames at the host link rate, which also keeps a root's ARN frames to a
+// fraction of its links. AFI, for its part, acts only where adaptive
+// routing diverts packets.
+func (s *Scenario) validateIsolationCost() *FieldError {
+	c := s.Switch.Isolation
+	if c == nil {
+		return nil
+	}
+	const p = "switch.isolation."
+	if c.AFI && !s.routesAdaptively() {
+		return fieldErr(p+"afi", "true has no effect without adaptive routing (AFI adapts the packets adaptive routing diverts; the switches route by ECMP here): set switch.routing.kind: adaptive (or spray), or remove afi")
+	}
+	if !c.ARN || s.Topology.HostLink <= 0 {
+		return nil
+	}
+	frame := s.Topology.HostLink.R().TxTime(isolation.ARNBytes)
+	if min := 2 * (2*s.Topology.LinkDelay.T() + 2*frame); c.ARNEntryLifetime.T() < min {
+		return fieldErr(p+"arn_entry_lifetime", "%v is below the minimum of %v: roots refresh their ARNs every arn_entry_lifetime/2, which must be at least two topology.link_delay (%v) and two 64 B ARN frames at topology.host_link (%v), the time an ARN takes to act",
+			c.ARNEntryLifetime, Duration(min), s.Topology.LinkDelay, Duration(frame))
+	}
+	return nil
+}
+
+// routesAdaptively reports whether the switches choose among next hops by
+// something other than the flow hash: adaptive routing or spraying.
+func (s *Scenario) routesAdaptively() bool {
+	r := s.Switch.Routing
+	return r != nil && (r.Kind == RoutingAdaptive || r.Kind == RoutingSpray)
+}
+
+// SwitchTables is the memory of the tables each switch keeps for the
+// scenario's routing and isolation, in bytes, and the field that sizes
+// the largest: switch.routing.flowlet_slots (adaptive routing per
+// flowlet) and switch.isolation.flow_slots (adapt_gap > 0).
+func (s *Scenario) SwitchTables() (perSwitch int64, field string) {
+	var most int64
+	if r := s.Switch.Routing; r != nil && r.Kind == RoutingAdaptive && r.FlowletGap > 0 {
+		perSwitch = int64(r.FlowletSlots) * fabric.FlowletSlotBytes
+		most, field = perSwitch, "switch.routing.flowlet_slots"
+	}
+	if c := s.Switch.Isolation; c != nil && c.AdaptGap > 0 {
+		b := int64(c.FlowSlots) * isolation.FlowSlotBytes
+		perSwitch += b
+		if b > most {
+			field = "switch.isolation.flow_slots"
+		}
+	}
+	return perSwitch, field
+}
+
+// validateTables adds the switches' tables to the topology's footprint
+// and checks the total against MaxBuildBytes (a file topology is checked
+// when it is read, in wiring).
+func (s *Scenario) validateTables() *FieldError {
+	perSwitch, field := s.SwitchTables()
+	hosts, switches, links, routes, _, topoField := s.Topology.shape()
+	if perSwitch == 0 || topoField == "" {
+		return nil
+	}
+	f := fabric.EstimateFootprint(hosts, switches, links, routes)
+	f.Tables = switches * perSwitch
+	return CheckFootprint(field, f)
 }
 
 func (s *Scenario) validateNIC() *FieldError {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -50,6 +51,9 @@ func ReadFile(path string) ([]byte, error) {
 func ParseMapping(file string, data []byte, what, want string) (*yaml.Node, error) {
 	if len(data) > MaxFileBytes {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("larger than %d bytes: not a %s file", MaxFileBytes, what)}
+	}
+	if e := checkUTF8(file, data); e != nil {
+		return nil, e
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -128,4 +132,26 @@ func (c *sizeCounter) count(n *yaml.Node, depth int) (int, error) {
 	}
 	c.size[n] = total
 	return total, nil
+}
+
+// checkUTF8 rejects text that is not UTF-8 at the line of its first bad
+// byte: yaml.v3 says only "invalid leading UTF-8 octet". Input that starts
+// with a UTF-16 byte-order mark is yaml.v3's to decode.
+func checkUTF8(file string, data []byte) *Error {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		return nil
+	}
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("not UTF-8 text: byte 0x%02x at column %d (save the file as UTF-8)", data[i], col)}
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		}
+		i += n
+		col++
+	}
+	return nil
 }

@@ -158,6 +158,14 @@ func TestSweepErrors(t *testing.T) {
 			"  seed: [1,2,3,4,5,6,7,8,9,10]\n  nic.mtu: [1,2,3,4,5,6,7,8,9,10]\n  nic.data_class: [1,2,3,4,5,6,7]\n" +
 			"  nic.ack_interval: [1,2,3,4,5,6,7,8,9,10]\n  nic.rto: [1ms,2ms,3ms,4ms,5ms,6ms,7ms,8ms,9ms,10ms]\n  nic.cnp_interval: [1us,2us]\n",
 			"sweep.yaml:2: grid: expands to 140000 points or more, above the limit of 100000"},
+		// Issue 27: a point that Validate rejects fails the sweep at its
+		// value, before any point runs (flowlet tables of 2^24 slots
+		// crashed a point with a Go stack trace), and a sweep over a knob
+		// without effect is an error, not identical points.
+		{"flowlet tables too large", "base: base.yaml\nset: {switch.routing.kind: adaptive}\ngrid:\n  switch.routing.flowlet_slots: [4096, 16777216]\n",
+			"sweep.yaml:4: grid.switch.routing.flowlet_slots[1]: switch.routing.flowlet_slots: must be a power of two in [1, 2^20], got 16777216"},
+		{"flowlet gap under ecmp", "base: base.yaml\nset: {switch.routing.kind: ecmp}\ngrid:\n  switch.routing.flowlet_gap: [5us, 10us]\n",
+			"sweep.yaml:4: grid.switch.routing.flowlet_gap[1]: switch.routing.flowlet_gap: has no effect under kind: ecmp"},
 		{"point error not in a value", "base: base.yaml\ngrid:\n  topology.hosts: [2, 3]\nset: {workload.hosts: '0-2'}\n",
 			"sweep.yaml:4: set.workload.hosts: workload.hosts: host 2 does not exist (the topology has 2 hosts) (at point 0: topology.hosts=2)"},
 	}

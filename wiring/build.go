@@ -53,7 +53,8 @@ type pathInfo struct {
 }
 
 // buildTopology makes the scenario's graph.
-func buildTopology(t *scenario.Topology) (*fabric.Topology, error) {
+func buildTopology(s *scenario.Scenario) (*fabric.Topology, error) {
+	t := &s.Topology
 	host, fab, delay := engine.Rate(t.HostLink), engine.Rate(t.FabricLink), engine.Time(t.LinkDelay)
 	switch t.Kind {
 	case scenario.SpineLeaf:
@@ -75,9 +76,18 @@ func buildTopology(t *scenario.Topology) (*fabric.Topology, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Shortest-path tables, at least one entry per switch pair.
-		s := int64(topo.Switches)
-		if fe := scenario.CheckFootprint("topology.file", fabric.EstimateFootprint(int64(topo.Hosts), s, int64(len(topo.Links)), fabric.ShortestPathRouteBytes(s, s*s))); fe != nil {
+		// Shortest-path tables, at least one entry per switch pair, and the
+		// switches' routing and isolation tables.
+		sw := int64(topo.Switches)
+		fp := fabric.EstimateFootprint(int64(topo.Hosts), sw, int64(len(topo.Links)), fabric.ShortestPathRouteBytes(sw, sw*sw))
+		field := "topology.file"
+		if perSwitch, tables := s.SwitchTables(); perSwitch > 0 {
+			fp.Tables = sw * perSwitch
+			if fp.Tables > fp.Ports+fp.Routes+fp.Hosts {
+				field = tables
+			}
+		}
+		if fe := scenario.CheckFootprint(field, fp); fe != nil {
 			return nil, fe
 		}
 		return topo, nil
@@ -93,7 +103,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	topo, err := buildTopology(&s.Topology)
+	topo, err := buildTopology(s)
 	if err != nil {
 		return nil, err
 	}

@@ -171,6 +171,17 @@ func TestBadInput(t *testing.T) {
 		{"name with newline", []string{"run", "--set", `name="a\nb"`}, `name: "a\nb" has '\n'`},
 		{"dot-dot name", []string{"run", "--set", "name=.."}, `name: ".." starts with "."`},
 		{"name from file", []string{"run", write("..yaml", "seed: 1\n")}, `name: "." starts with "."`},
+		// Issue 27: an endless line was read whole (4 GB, then OOM); a
+		// long value was echoed whole in the error.
+		{"flow list /dev/zero", []string{"run", "--set", "workload.kind=flowlist", "--set", "workload.flowlist.file=/dev/zero"}, "/dev/zero:1: line longer than 1048576 bytes"},
+		{"1 MB compat value", []string{"run", "--set", "compat=" + strings.Repeat("x", 1<<20)}, "…(1048576 bytes)"},
+		// Issue 27, items 4-6: values of unbounded cost, or of no effect.
+		{"flowlet tables", []string{"run", "--set", "switch.routing.kind=adaptive", "--set", "switch.routing.flowlet_slots=16777216"}, "switch.routing.flowlet_slots: must be a power of two in [1, 2^20]"},
+		{"arn lifetime 1ps", []string{"run", "arn-afi", "--set", "switch.isolation={}", "--set", "switch.isolation.arn_entry_lifetime=1ps"}, "switch.isolation.arn_entry_lifetime: 1ps is below the minimum of 420480ps"},
+		{"trace every 1ps", []string{"run", "--set", "duration=1us", "--set", "trace.interval=1ps", "--set", "trace.metrics=[qp_rate]"}, "trace.interval: 1ps would sample"},
+		{"afi without adaptive routing", []string{"run", "--set", "switch.isolation.afi=true"}, "switch.isolation.afi: true has no effect without adaptive routing"},
+		{"flowlet gap under ecmp", []string{"run", "--set", "switch.routing.kind=ecmp", "--set", "switch.routing.flowlet_gap=10us"}, "switch.routing.flowlet_gap: has no effect under kind: ecmp"},
+		{"flowlet gap 1ps", []string{"run", "--set", "switch.routing.kind=adaptive", "--set", "switch.routing.flowlet_gap=1ps"}, "or a gap of at least 80ns"},
 		// The output location is checked before simulating.
 		{"out is a file", []string{"run", "--set", "duration=10us", "--out", write("afile", "")}, "--out: " + filepath.Join(tmp, "afile") + " exists and is not a directory"},
 		{"out under a file", []string{"run", "--set", "duration=10us", "--out", filepath.Join(tmp, "afile", "sub")}, "--out: mkdir " + filepath.Join(tmp, "afile") + ": not a directory"},
@@ -184,6 +195,9 @@ func TestBadInput(t *testing.T) {
 			code, _, stderr := runCLI(t, args...)
 			if code != 2 {
 				t.Fatalf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if len(stderr) > 1000 {
+				t.Errorf("stderr is %d bytes, want a short line: %.300q", len(stderr), stderr)
 			}
 			if lines := strings.Count(strings.TrimRight(stderr, "\n"), "\n"); lines != 0 {
 				t.Errorf("stderr has %d lines, want one: %q", lines+1, stderr)

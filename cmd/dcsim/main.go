@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dcsim/dcsim/internal/textline"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -63,7 +64,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// "unknown command", which is bad input too.
 		err = unknownCommand(root, args, err)
 	}
-	fmt.Fprintln(stderr, "dcsim: "+err.Error())
+	// Values quoted in any error are clipped (a 1 MiB flow-list field).
+	fmt.Fprintln(stderr, "dcsim: "+textline.ClipQuoted(err.Error()))
 	var in inputError
 	if errors.As(err, &in) || isUsageError(err) {
 		return 2

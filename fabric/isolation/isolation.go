@@ -2,6 +2,7 @@ package isolation
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
@@ -147,6 +148,10 @@ type table struct {
 
 // flowSlot is one flow's adaptation at a switch: whether its current
 // flowlet is adapted, and when its last packet passed.
+// FlowSlotBytes is the size of one slot of a switch's flow table
+// (Config.FlowSlots).
+const FlowSlotBytes = int64(unsafe.Sizeof(flowSlot{}))
+
 type flowSlot struct {
 	tag     uint32 // the flow's hash
 	last    engine.Time

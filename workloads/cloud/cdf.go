@@ -1,7 +1,6 @@
 package cloud
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/dcsim/dcsim/internal/textline"
 )
 
 // cdfTolerance is how far the first cumulative probability may sit from 0
@@ -20,6 +21,10 @@ const cdfTolerance = 1e-9
 // float64 no longer represents every integer and floor() of a sample could
 // not be trusted.
 const maxCDFSize = 1 << 53
+
+// maxCDFPoints bounds a CDF's points (the shipped ones have under 50), so
+// that an endless input fails instead of filling memory.
+const maxCDFPoints = 1 << 20
 
 // CDF is an empirical flow-size distribution: points (x[i], F[i]) with
 // sizes in bytes and cumulative probabilities, both non-decreasing, F[0] = 0
@@ -43,8 +48,7 @@ type CDF struct {
 // are "name:LINE: reason".
 func ParseCDF(name string, r io.Reader) (*CDF, error) {
 	c := &CDF{Name: name}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc := textline.NewScanner(r)
 	line := 0
 	lastLine := 0
 	for sc.Scan() {
@@ -92,11 +96,14 @@ func ParseCDF(name string, r io.Reader) (*CDF, error) {
 		if n > 0 && p < c.f[n-1] {
 			return nil, fmt.Errorf("%s:%d: cdf %v decreases (previous %v)", name, line, p, c.f[n-1])
 		}
+		if len(c.x) == maxCDFPoints {
+			return nil, fmt.Errorf("%s:%d: more than %d points", name, line, maxCDFPoints)
+		}
 		c.x = append(c.x, x)
 		c.f = append(c.f, p)
 		lastLine = line
 	}
-	if err := sc.Err(); err != nil {
+	if err := textline.ScanErr(sc, line); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
 	n := len(c.x)

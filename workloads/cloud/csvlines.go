@@ -6,6 +6,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+
+	"github.com/dcsim/dcsim/internal/textline"
 )
 
 // csvLines reads a flow list's CSV records as encoding/csv does with
@@ -28,7 +30,12 @@ type csvLines struct {
 	line    int // of the last record
 }
 
-func newCSVLines(r io.Reader) *csvLines { return &csvLines{br: bufio.NewReaderSize(r, 64<<10)} }
+// newCSVLines reads r through textline.Limit: encoding/csv, which reads
+// the lines the fast path hands over, would otherwise hold a line of any
+// length (/dev/zero) in memory.
+func newCSVLines(r io.Reader) *csvLines {
+	return &csvLines{br: bufio.NewReaderSize(textline.Limit(r), 64<<10)}
+}
 
 // read returns the next record (valid until the next read) and its line;
 // io.EOF at the end.

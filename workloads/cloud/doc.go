@@ -69,7 +69,9 @@
 // (engine.NS3Seconds truncates 2.000000577 s to 2000000576 ns) and tags
 // each flow "sport=N" with the source port the reference gives it, 10000
 // up per (src, dst) pair; WriteFlowList writes any flows back as a flow
-// list.
+// list. Every file read here has lines of at most 1 MiB
+// (internal/textline), a flow list at most 2^26 flows and a CDF at most
+// 2^20 points, so that an endless or binary input fails at once.
 //
 // A long flow list need not be held in memory. ScanFlowList reads a list
 // once, one record at a time, with ReadFlowList's errors (a malformed

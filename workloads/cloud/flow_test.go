@@ -58,12 +58,17 @@ func TestReadFlowListErrors(t *testing.T) {
 		{"start empty", h + "0,1,10,\n", "f.csv:2: column start_ns"},
 		{"start overflow", h + "0,1,10,99999999999999999\n", "f.csv:2: column start_ns"},
 		{"line after comment", h + "# c\n0,1,10,0\n0,0,10,0\n", "f.csv:4: column dst"},
+		// Issue 27, item 3: a long line (and /dev/zero, one endless line)
+		// was read whole into memory and echoed in the error.
+		{"long line", h + "0,1,10,0\n0,1," + strings.Repeat("9", 2<<20) + ",0\n", "f.csv:3: line longer than 1048576 bytes"},
+		{"long quoted line", h + "0,1,\"" + strings.Repeat("9", 2<<20) + "\",0\n", "f.csv:2: line longer than 1048576 bytes"},
+		{"no newline", strings.Repeat("\x00", 2<<20), "f.csv:1: line longer than 1048576 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadFlowList("f.csv", strings.NewReader(tc.in))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got error %v, want one containing %q", err, tc.want)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 200 {
+				t.Errorf("got error %.300v, want one containing %q, at most 200 bytes", err, tc.want)
 			}
 			// The build-time scan reports the very same error.
 			if _, serr := ScanFlowList("f.csv", strings.NewReader(tc.in), nil); serr == nil || serr.Error() != err.Error() {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/internal/textline"
 )
 
 // flowListColumns are the required columns of a flow list.
@@ -54,7 +55,14 @@ type flowListReader struct {
 	col    [len(flowListColumns)]int
 	tagCol int
 	line   int // of the record next returned last
+	flows  int // records returned
 }
+
+// MaxFlowListFlows bounds the flows of a flow list, which a sorted list
+// streams from the file and an unsorted one holds (about 0.1 KB a flow):
+// 2^26, 67 million, the ns-3 flow file's bound too. A file past it (an
+// endless pipe, say) fails there instead of reading on.
+const MaxFlowListFlows = 1 << 26
 
 // newFlowListReader reads and checks the header.
 func newFlowListReader(name string, r io.Reader) (*flowListReader, error) {
@@ -103,6 +111,9 @@ func (fr *flowListReader) next() (f Flow, ok bool, err error) {
 	}
 	line := fr.cr.line
 	fr.line = line
+	if fr.flows++; fr.flows > MaxFlowListFlows {
+		return Flow{}, false, fmt.Errorf("%s:%d: more than %d flows, the limit of a flow list", name, line, MaxFlowListFlows)
+	}
 	field := func(i int) string { return strings.TrimSpace(rec[col[i]]) }
 	if f.Src, err = parseHost(field(0)); err != nil {
 		return Flow{}, false, fmt.Errorf("%s:%d: column src: %v", name, line, err)
@@ -221,6 +232,10 @@ func (c *FlowListCursor) Err() error { return c.err }
 // csvError rewrites encoding/csv's errors as "name:LINE: reason".
 func csvError(name string, err error) error {
 	var pe *csv.ParseError
+	var tl *textline.TooLongError
+	if errors.As(err, &tl) {
+		return fmt.Errorf("%s:%d: %w", name, tl.Line, tl)
+	}
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%s:%d: %w", name, pe.Line, pe.Err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/internal/textline"
 )
 
 // ReadNS3Flows reads the HPCC ns-3 model's flow file (simulation/mix
@@ -22,7 +23,7 @@ import (
 // reference flow); sizes are positive, times non-decreasing. Errors read
 // "name:LINE: reason".
 func ReadNS3Flows(name string, r io.Reader) ([]Flow, error) {
-	sc := bufio.NewScanner(r)
+	sc := textline.NewScanner(r)
 	line := 0
 	next := func() ([]string, bool) {
 		for sc.Scan() {
@@ -35,8 +36,8 @@ func ReadNS3Flows(name string, r io.Reader) ([]Flow, error) {
 	}
 	f, ok := next()
 	if !ok {
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+		if err := textline.ScanErr(sc, line); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
 		}
 		return nil, fmt.Errorf("%s: empty flow file, want the flow count on line 1", name)
 	}
@@ -53,8 +54,8 @@ func ReadNS3Flows(name string, r io.Reader) ([]Flow, error) {
 	for len(flows) < n {
 		f, ok := next()
 		if !ok {
-			if err := sc.Err(); err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+			if err := textline.ScanErr(sc, line); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
 			}
 			return nil, fmt.Errorf("%s:%d: want %d flows, found %d", name, line, n, len(flows))
 		}

@@ -1,8 +1,6 @@
 package simai
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,13 +9,11 @@ import (
 	"strings"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/internal/textline"
 )
 
 // maxNs is the largest time in ns that fits engine.Time.
 const maxNs = math.MaxInt64 / int64(engine.Nanosecond)
-
-// maxLineBytes bounds one line of a workload file.
-const maxLineBytes = 1 << 20
 
 // lineFields are the names of the 12 fields of a layer line, used in errors.
 var lineFields = [12]string{"name", "dep", "fwd_ns", "fwd_coll", "fwd_bytes", "ig_ns", "ig_coll", "ig_bytes", "wg_ns", "wg_coll", "wg_bytes", "update_ns"}
@@ -42,8 +38,7 @@ var lineFields = [12]string{"name", "dep", "fwd_ns", "fwd_coll", "fwd_bytes", "i
 //
 // Errors read "name:LINE: field: reason".
 func Parse(name string, r io.Reader) (*Workload, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLineBytes)
+	sc := textline.NewScanner(r)
 	lineNo := 0
 	next := func() (string, bool) {
 		if !sc.Scan() {
@@ -53,10 +48,7 @@ func Parse(name string, r io.Reader) (*Workload, error) {
 		return sc.Text(), true
 	}
 	scanErr := func() error {
-		if err := sc.Err(); err != nil {
-			if errors.Is(err, bufio.ErrTooLong) {
-				return fmt.Errorf("%s:%d: line longer than %d bytes", name, lineNo+1, maxLineBytes)
-			}
+		if err := textline.ScanErr(sc, lineNo); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
 		}
 		return nil
