@@ -88,6 +88,36 @@ func (c poissonClock) after(t engine.Time, r *rand.Rand) (engine.Time, bool) {
 	return next, next < c.stop
 }
 
+// hostArrivals are independent Poisson processes of one mean gap, one
+// per host, merged in time order: the heap holds each host's next arrival.
+type hostArrivals struct {
+	clock poissonClock
+	heap  arrivals
+}
+
+// start draws each host's first arrival after start, in hosts order.
+func (h *hostArrivals) start(meanGap float64, hosts []int, start, stop engine.Time, r *rand.Rand) {
+	h.clock = poissonClock{meanGap: meanGap, stop: stop}
+	h.heap = make(arrivals, 0, len(hosts))
+	for pos, host := range hosts {
+		if at, ok := h.clock.after(start, r); ok {
+			h.heap.push(arrival{at: at, host: host, pos: pos})
+		}
+	}
+}
+
+// advance replaces the earliest arrival by its host's next one, or drops
+// it when the host has no arrival left before stop.
+func (h *hostArrivals) advance(r *rand.Rand) {
+	a := &h.heap[0]
+	if next, ok := h.clock.after(a.at, r); ok {
+		a.at = next
+		h.heap.down()
+	} else {
+		h.heap.removeMin()
+	}
+}
+
 // meanGapPS is the mean inter-arrival time, in ps, of a Poisson process
 // that sends bytesPerArrival bytes per arrival at a long-run rate of
 // load * rate bits/s (docs/model.md §7.3: 8 * mean / (B_host * load)).

@@ -66,13 +66,7 @@ func NewPoisson(cfg PoissonConfig, r *rand.Rand) (Generator, error) {
 	if cfg.Load == 0 {
 		return g, nil
 	}
-	g.clock = poissonClock{meanGap: meanGapPS(cfg.CDF.Mean(), cfg.HostRate, cfg.Load), stop: cfg.Stop}
-	g.heap = make(arrivals, 0, len(g.hosts))
-	for pos, h := range g.hosts {
-		if at, ok := g.clock.after(cfg.Start, r); ok {
-			g.heap.push(arrival{at: at, host: h, pos: pos})
-		}
-	}
+	g.arr.start(meanGapPS(cfg.CDF.Mean(), cfg.HostRate, cfg.Load), g.hosts, cfg.Start, cfg.Stop, r)
 	return g, nil
 }
 
@@ -81,24 +75,18 @@ type poisson struct {
 	cdf   *CDF
 	name  string
 	r     *rand.Rand
-	clock poissonClock
-	heap  arrivals
+	arr   hostArrivals
 }
 
 func (g *poisson) Next() (Flow, bool) {
-	if len(g.heap) == 0 {
+	if len(g.arr.heap) == 0 {
 		return Flow{}, false
 	}
-	a := &g.heap[0]
+	a := g.arr.heap[0]
 	f := Flow{Src: a.host, Start: a.at, Generator: g.name}
 	f.Size = g.cdf.Sample(g.r)
 	f.Dst = g.hosts[otherIndex(g.r, len(g.hosts), a.pos)]
-	if next, ok := g.clock.after(a.at, g.r); ok {
-		a.at = next
-		g.heap.down()
-	} else {
-		g.heap.removeMin()
-	}
+	g.arr.advance(g.r)
 	return f, true
 }
 

@@ -128,13 +128,7 @@ func NewStorage(cfg StorageConfig, r *rand.Rand) (Generator, error) {
 	default:
 		return g, nil
 	}
-	g.clock = poissonClock{meanGap: meanGap, stop: cfg.Stop}
-	g.heap = make(arrivals, 0, len(g.clients))
-	for pos, cl := range g.clients {
-		if at, ok := g.clock.after(cfg.Start, r); ok {
-			g.heap.push(arrival{at: at, host: cl, pos: pos})
-		}
-	}
+	g.arr.start(meanGap, g.clients, cfg.Start, cfg.Stop, r)
 	return g, nil
 }
 
@@ -146,8 +140,7 @@ type storage struct {
 	size    int64
 	name    string
 	r       *rand.Rand
-	clock   poissonClock
-	heap    arrivals
+	arr     hostArrivals
 
 	// The request being emitted: its servers are scratch[:fanOut].
 	scratch  []int
@@ -160,7 +153,7 @@ type storage struct {
 
 func (g *storage) Next() (Flow, bool) {
 	if g.tag == "" || g.cur >= g.fanOut {
-		if len(g.heap) == 0 {
+		if len(g.arr.heap) == 0 {
 			return Flow{}, false
 		}
 		g.startRequest()
@@ -175,7 +168,7 @@ func (g *storage) Next() (Flow, bool) {
 }
 
 func (g *storage) startRequest() {
-	a := &g.heap[0]
+	a := g.arr.heap[0]
 	g.at, g.client = a.at, a.host
 	g.scratch = g.scratch[:0]
 	for _, s := range g.servers {
@@ -188,12 +181,7 @@ func (g *storage) startRequest() {
 		g.scratch[i], g.scratch[j] = g.scratch[j], g.scratch[i]
 	}
 	slices.Sort(g.scratch[:g.fanOut])
-	if next, ok := g.clock.after(a.at, g.r); ok {
-		a.at = next
-		g.heap.down()
-	} else {
-		g.heap.removeMin()
-	}
+	g.arr.advance(g.r)
 	g.cur = 0
 	g.tag = "fanout-" + strconv.Itoa(g.requests)
 	g.requests++
