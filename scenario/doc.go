@@ -417,7 +417,8 @@
 //   - switch.routing.flowlet_gap, with a go-back-N (not selective)
 //     receiver, is 0 (rejected) or at least one nic.mtu payload's
 //     serialisation at topology.host_link (80 ns at 1000 B and 100 Gbps):
-//     a shorter gap reorders a QP's packets as per-packet routing does.
+//     a shorter gap reorders a QP's packets as per-packet routing does
+//     (a file topology, whose rates are known once read, is not checked).
 //   - switch.routing.flowlet_gap and flowlet_slots given a value other than
 //     their defaults under kind ecmp or spray, which have no flowlets, are
 //     errors (their defaults pass: a printed scenario spells them out);

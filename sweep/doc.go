@@ -60,7 +60,9 @@
 //
 // Errors are *Error, one line naming the sweep file, the line and the
 // field: "storm.yaml:7: grid.workload.load[1]: workload.load: 1.5 is not
-// in (0, 1)". A sweep may expand to at most MaxPoints points. A sweep file
+// in (0, 1)". A sweep may expand to at most MaxPoints (10,000) points,
+// which Points expands, and Check builds, on every core; the first
+// invalid point in expansion order is the one reported. A sweep file
 // is read by scenario.ParseMapping, the scenario parser's own bounded path
 // (1 MiB, 100,000 values with aliases expanded, 64 levels), and Error is
 // scenario.Error; one set or swept value is at most 16 KiB as --set text.

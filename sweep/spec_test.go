@@ -157,7 +157,7 @@ func TestSweepErrors(t *testing.T) {
 		{"too many points", "base: base.yaml\ngrid:\n" + strings.Repeat("", 0) +
 			"  seed: [1,2,3,4,5,6,7,8,9,10]\n  nic.mtu: [1,2,3,4,5,6,7,8,9,10]\n  nic.data_class: [1,2,3,4,5,6,7]\n" +
 			"  nic.ack_interval: [1,2,3,4,5,6,7,8,9,10]\n  nic.rto: [1ms,2ms,3ms,4ms,5ms,6ms,7ms,8ms,9ms,10ms]\n  nic.cnp_interval: [1us,2us]\n",
-			"sweep.yaml:2: grid: expands to 140000 points or more, above the limit of 100000"},
+			"sweep.yaml:2: grid: expands to 70000 points or more, above the limit of 10000"},
 		// Issue 27: a point that Validate rejects fails the sweep at its
 		// value, before any point runs (flowlet tables of 2^24 slots
 		// crashed a point with a Go stack trace), and a sweep over a knob

@@ -69,6 +69,24 @@ func (l *limited) Read(p []byte) (int, error) {
 		return 0, l.err
 	}
 	n, err := l.r.Read(p)
+	if b := p[:n]; n <= MaxLine {
+		// No line that both starts and ends in b can be too long: check
+		// the one it continues, count its newlines and keep its tail, in
+		// three vectorised scans instead of one call per line.
+		first := bytes.IndexByte(b, '\n')
+		if first < 0 {
+			first = n
+		}
+		if l.run+first <= MaxLine {
+			if first == n {
+				l.run += n
+			} else {
+				l.lines += bytes.Count(b, []byte{'\n'})
+				l.run = n - 1 - bytes.LastIndexByte(b, '\n')
+			}
+			return n, err
+		}
+	}
 	for b := p[:n]; len(b) > 0; {
 		i := bytes.IndexByte(b, '\n')
 		seg := len(b)

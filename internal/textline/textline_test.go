@@ -1,10 +1,12 @@
 package textline
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // A line of MaxLine bytes reads; one byte more fails, at its line number,
@@ -21,8 +23,10 @@ func TestLongLine(t *testing.T) {
 		{"a\nb\n" + ok + "x\nc\n", 3},
 		{ok + "x", 1},
 	} {
-		_, err := io.ReadAll(Limit(strings.NewReader(tc.in)))
-		check(t, "Limit", err, tc.line)
+		for _, r := range []io.Reader{strings.NewReader(tc.in), iotest.HalfReader(strings.NewReader(tc.in)), bufio.NewReaderSize(strings.NewReader(tc.in), 16)} {
+			_, err := io.ReadAll(Limit(r))
+			check(t, "Limit", err, tc.line)
+		}
 		sc := NewScanner(strings.NewReader(tc.in))
 		lines := 0
 		for sc.Scan() {

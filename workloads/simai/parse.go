@@ -15,12 +15,18 @@ import (
 // maxNs is the largest time in ns that fits engine.Time.
 const maxNs = math.MaxInt64 / int64(engine.Nanosecond)
 
+// maxLayers bounds the layer lines of a workload file, which are held in
+// memory (the shipped ones have a few hundred): the declared count is the
+// only bound on a file's length.
+const maxLayers = 1 << 20
+
 // lineFields are the names of the 12 fields of a layer line, used in errors.
 var lineFields = [12]string{"name", "dep", "fwd_ns", "fwd_coll", "fwd_bytes", "ig_ns", "ig_coll", "ig_bytes", "wg_ns", "wg_coll", "wg_bytes", "update_ns"}
 
-// Parse reads a SimAI workload file (docs/model.md §7.4): the header line,
-// the layer count N on line 2, then exactly N lines of 12
-// whitespace-separated fields. Blank lines after line 2 are skipped;
+// Parse reads a SimAI workload file (docs/model.md §7.4; lines of at most
+// 1 MiB, internal/textline): the header line, the layer count N (at most
+// 2^20) on line 2, then exactly N lines of 12 whitespace-separated fields.
+// Blank lines after line 2 are skipped;
 // anything after the N-th layer line other than blank lines is an error.
 //
 // The header may be the current one (model_parallel_NPU_group, ep, pp, vpp,
@@ -80,6 +86,9 @@ func Parse(name string, r io.Reader) (*Workload, error) {
 	n, err := strconv.ParseInt(f[0], 10, 64)
 	if err != nil || n < 0 {
 		return nil, fmt.Errorf("%s:2: layer count: want a non-negative integer, got %q", name, f[0])
+	}
+	if n > maxLayers {
+		return nil, fmt.Errorf("%s:2: layer count: %d is above the limit of %d", name, n, maxLayers)
 	}
 
 	for {

@@ -285,6 +285,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative bytes", hdr + "1\nl -1 1 ALLREDUCE -5 1 NONE 0 1 NONE 0 1\n", `e.txt:3: fwd_bytes: want a non-negative integer, got "-5"`},
 		{"bad wg bytes", hdr + "1\nl -1 1 NONE 0 1 NONE 0 1 NONE 1e3 1\n", `e.txt:3: wg_bytes: want a non-negative integer, got "1e3"`},
 		{"bad update", hdr + "1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 x\n", `e.txt:3: update_ns: want an integer in [0, 9223372036854775], got "x"`},
+		{"layer count above the limit", hdr + "1048577\n", "e.txt:2: layer count: 1048577 is above the limit of 1048576"},
 		{"long line", hdr + "1\n" + strings.Repeat("x", textline.MaxLine+1) + "\n", "e.txt:3: line longer than 1048576 bytes"},
 	}
 	for _, tt := range tests {
