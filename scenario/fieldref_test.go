@@ -32,7 +32,7 @@ func fieldVariants() [][]string {
 	v := [][]string{
 		nil,
 		{"switch.routing={}"},
-		{"switch.isolation={}", "switch.isolation.afi=true"},
+		{"switch.isolation={}", "switch.routing.kind=adaptive", "switch.isolation.afi=true"},
 		{"switch.queueing={}"},
 		{"switch.credit={}"},
 		{"nic.receiver=selective", "nic.fence=implicit", "nic.sack={}"},
