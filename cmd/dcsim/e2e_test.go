@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/scenario"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -228,7 +229,8 @@ func TestRunReplacesEarlierRun(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, e.Name())
 	}
-	want := []string{analysis.FlowsFile, "notes.txt", analysis.RunFile, "scenario.yaml"}
+	// .dcsim.lock is the lock a run holds on its directory (issue 27).
+	want := []string{scenario.LockFile, analysis.FlowsFile, "notes.txt", analysis.RunFile, "scenario.yaml"}
 	if !slices.Equal(got, want) {
 		t.Errorf("directory after the second run: got %v, want %v", got, want)
 	}

@@ -38,6 +38,7 @@ func main() {
 	if !isChild() {
 		os.Exit(supervise(os.Args[1:], os.Stderr))
 	}
+	checkParent()
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if code == 2 {
 		code = exitChildBadInput // the parent maps it back to 2 (child.go)
@@ -46,8 +47,9 @@ func main() {
 }
 
 // run executes the command line and returns the exit status: 0 ok, 2 bad
-// input (one line on stderr), 1 any other failure. stdin is what a
-// SCENARIO or FILE argument "-" reads.
+// input (one line on stderr), 128 + the signal's number for a run or
+// sweep that SIGINT or SIGTERM stopped (interrupt.go), 1 any other
+// failure. stdin is what a SCENARIO or FILE argument "-" reads.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
@@ -67,6 +69,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var in inputError
 	if errors.As(err, &in) || isUsageError(err) {
 		return 2
+	}
+	if code := interruptStatus(err); code != 0 {
+		return code
 	}
 	return 1
 }
@@ -131,7 +136,7 @@ congestion control and RNIC schedulers, on spine-leaf, fat-tree and other
 topologies, and writes flow completion times and slowdowns to parquet.
 
 Exit status: 0 ok, 2 bad input (one line naming the file:line or field),
-1 any other failure.`,
+130 (143) a run or sweep stopped by Ctrl-C (SIGTERM), 1 any other failure.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
