@@ -7,6 +7,27 @@
 // flag: a flag value that does not parse is worded once for every flag
 // (flagValueError), and a SCENARIO or FILE of "-" is standard input, read
 // once (input.go), an empty one being bad input.
+//
+// Processes and output directories (child.go, interrupt.go, outlock.go):
+//   - the work runs in a child process, and every sweep point in one of
+//     its own; a child dies with its parent (Linux: at once, by
+//     Pdeathsig; macOS and the BSDs: within a second, by a parent check;
+//     Windows: not at all, a known gap);
+//   - a run or a sweep holds a lock on --out (DIR/.dcsim.lock, holding
+//     the pid of the dcsim the user started): a second one into the same
+//     directory exits 2 naming that pid; shards (--shard I/N) and a lone
+//     --point I lock only their part, so the shards of a sweep run at once
+//     while a whole sweep or a run excludes them; a file system without
+//     locks gives a warning and no lock;
+//   - the lock's holder removes the temporary files an interrupted run
+//     left in --out;
+//   - Ctrl-C (SIGINT) or SIGTERM stops a run or a sweep within a chunk of
+//     simulated time, its partial files removed, with one line saying what
+//     is left and exit 130 or 143; an interrupted sweep point is not a
+//     failed one, and the same command resumes;
+//   - the first error writing --out (a full disk) stops the run with exit 1
+//     and one line naming the file, leaving no partial file;
+//   - --point-memory is at least 32MiB (minPointMemory).
 package main
 
 import (

@@ -66,6 +66,9 @@ error writing --out (a full disk), with exit 1.`,
 				return badInput(err)
 			}
 			printWarnings(cmd.ErrOrStderr(), s)
+			if cause := context.Cause(ctx); cause != nil {
+				return interruptedBy(cause, "interrupted before the run started; nothing was written", cause)
+			}
 			if out == "" {
 				out = s.DefaultDir()
 			}
@@ -77,10 +80,6 @@ error writing --out (a full disk), with exit 1.`,
 				return err
 			}
 			defer lock.Unlock()
-			if ctx.Err() != nil {
-				cause := context.Cause(ctx)
-				return interruptedBy(cause, "interrupted before the run started; nothing was written", cause)
-			}
 			stdout := cmd.OutOrStdout()
 			opt := wiring.Options{Version: version(), Dir: out, Context: ctx}
 			var bar *progressbar.ProgressBar

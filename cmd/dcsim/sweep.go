@@ -55,7 +55,10 @@ A point whose run.parquet exists is skipped (a re-run resumes), unless
 --force. Each point runs in a process of its own with a memory budget
 (--point-memory, default the machine's memory / workers). A failing point,
 one that passes its budget, crashes or is killed, leaves error.txt in its
-directory and the others go on; the exit status is then 1. --point I runs
+directory and the others go on; the exit status is then 1. One sweep
+writes --out at a time (a second exits 2 naming the first's pid; shards
+lock only their own points). Ctrl-C stops the running points, removes
+their partial files and exits 130: the same command resumes. --point I runs
 point I alone in the foreground and prints its summary line. Swept values
 become run.parquet columns named by their dotted path.
 
