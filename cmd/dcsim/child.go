@@ -188,10 +188,22 @@ func pointRunner(ctx context.Context, sweepFile, out string, memory int64) func(
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
 		code, msg := childStatus(err)
+		if code == 128+int(syscall.SIGINT) || code == 128+int(syscall.SIGTERM) {
+			// Ctrl-C reaches the points and the sweep at once: give the
+			// sweep's own handler a moment to see it.
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+		switch {
+		case ctx.Err() != nil:
+			return context.Cause(ctx)
+		case code == 128+int(syscall.SIGINT) || code == 128+int(syscall.SIGTERM):
+			// The point alone was signalled: it left no error.txt.
+			return sweep.RecordFailure(dir, p, fmt.Errorf("point process: interrupted by a signal sent to it alone (exit %d)", code))
+		}
 		if msg == "" {
 			// The child recorded its own failure; its last line says what.
 			return errors.New(strings.TrimPrefix(tail.lastLine(), "dcsim: "))

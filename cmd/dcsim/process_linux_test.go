@@ -173,43 +173,60 @@ func TestRunInterruptedAndLocked(t *testing.T) {
 	}
 }
 
-// SIGTERM to a sweep goes to its points, which stop and remove their
-// partial files; the sweep exits 143 saying how to resume, and no point
-// is recorded as failed (error.txt).
-func TestSweepTerminated(t *testing.T) {
+// SIGTERM to a sweep goes to its points, and Ctrl-C (SIGINT to the
+// process group) reaches them at once: they stop and remove their
+// partial files, the sweep exits 143 or 130 saying how to resume, and no
+// point is recorded as failed (error.txt).
+func TestSweepInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := buildDcsim(t)
 	sw := longSweep(t)
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := exec.Command(bin, "sweep", sw, "-j", "2", "--out", out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
 	points := loadPoints(t, sw)
-	waitUntil(t, "both points stream flows.parquet", func() bool {
-		for i := range points {
-			if tmp, _ := filepath.Glob(filepath.Join(sweep.Dir(out, &points[i]), ".flows.parquet.tmp-*")); len(tmp) == 0 {
-				return false
+	for _, tc := range []struct {
+		name  string
+		group bool // signal the process group, as a terminal does
+		sig   syscall.Signal
+	}{
+		{"SIGTERM", false, syscall.SIGTERM},
+		{"Ctrl-C", true, syscall.SIGINT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := exec.Command(bin, "sweep", sw, "-j", "2", "--out", out)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-		}
-		return true
-	})
-	cmd.Process.Signal(syscall.SIGTERM)
-	err := cmd.Wait()
-	want := "dcsim: interrupted; 0 of 2 points done (0 by this run), 2 left; resume with the same command\n"
-	if exitCode(err) != 143 || stderr.String() != want || stdout.Len() != 0 {
-		t.Errorf("got exit %d, stdout %q, stderr %q; want 143 and %q", exitCode(err), stdout.String(), stderr.String(), want)
-	}
-	if got := filesUnder(t, out); !slices.Equal(got, []string{scenario.LockFile}) {
-		t.Errorf("the interrupted sweep left %v", got)
-	}
-	if left := procsWith(out); len(left) > 0 {
-		t.Errorf("processes %v still work on %s", left, out)
+			defer cmd.Process.Kill()
+			waitUntil(t, "both points stream flows.parquet", func() bool {
+				for i := range points {
+					if tmp, _ := filepath.Glob(filepath.Join(sweep.Dir(out, &points[i]), ".flows.parquet.tmp-*")); len(tmp) == 0 {
+						return false
+					}
+				}
+				return true
+			})
+			pid := cmd.Process.Pid
+			if tc.group {
+				pid = -pid
+			}
+			syscall.Kill(pid, tc.sig)
+			err := cmd.Wait()
+			want := "dcsim: interrupted; 0 of 2 points done (0 by this run), 2 left; resume with the same command\n"
+			if exitCode(err) != 128+int(tc.sig) || stderr.String() != want || stdout.Len() != 0 {
+				t.Errorf("got exit %d, stdout %q, stderr %q; want %d and %q", exitCode(err), stdout.String(), stderr.String(), 128+int(tc.sig), want)
+			}
+			if got := filesUnder(t, out); !slices.Equal(got, []string{scenario.LockFile}) {
+				t.Errorf("the interrupted sweep left %v", got)
+			}
+			if left := procsWith(out); len(left) > 0 {
+				t.Errorf("processes %v still work on %s", left, out)
+			}
+		})
 	}
 }
 

@@ -173,8 +173,12 @@ Then "dcsim report OUT".`,
 				return err
 			}
 			if cause := context.Cause(ctx); cause != nil {
-				return interruptedBy(cause, fmt.Sprintf("interrupted; %d of %d points done (%d by this run), %d left; resume with the same command",
-					sum.Done+sum.Skipped, sum.Total, sum.Done, sum.Pending()), cause)
+				failed := ""
+				if sum.Failed > 0 {
+					failed = fmt.Sprintf(", %d failed (error.txt)", sum.Failed)
+				}
+				return interruptedBy(cause, fmt.Sprintf("interrupted; %d of %d points done (%d by this run)%s, %d left; resume with the same command",
+					sum.Done+sum.Skipped, sum.Total, sum.Done, failed, sum.Pending()), cause)
 			}
 			if !quiet {
 				printSweepSummary(stdout, spec, len(all), shard, opt, sum)
