@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,9 +22,19 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 	}
 	if err := write(f); err != nil {
 		f.Abort()
-		return fmt.Errorf("write %s: %w", path, err)
+		return writeError(path, err)
 	}
 	return f.Commit()
+}
+
+// writeError says which file could not be written and why, once: err is
+// often an *os.PathError naming the file's temporary name, which is gone.
+func writeError(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("write %s: %w", path, err)
 }
 
 // AtomicFile is a file being written under a temporary name next to its
@@ -35,15 +46,19 @@ type AtomicFile struct {
 	*bufio.Writer
 }
 
+// TempPattern is the glob of the temporary files that atomic writes of
+// a file named base leave in its directory when they are killed.
+func TempPattern(base string) string { return "." + base + ".tmp-*" }
+
 // CreateAtomic starts writing path atomically (see WriteFileAtomic).
 func CreateAtomic(path string) (*AtomicFile, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := os.CreateTemp(dir, TempPattern(base))
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
+		return nil, writeError(path, err)
 	}
 	return &AtomicFile{path: path, tmp: tmp, Writer: bufio.NewWriterSize(tmp, 1<<20)}, nil
 }
@@ -54,7 +69,7 @@ func (f *AtomicFile) Commit() (err error) {
 	defer func() {
 		if err != nil {
 			f.Abort()
-			err = fmt.Errorf("write %s: %w", f.path, err)
+			err = writeError(f.path, err)
 		}
 	}()
 	if err := f.Flush(); err != nil {

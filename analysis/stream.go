@@ -42,6 +42,13 @@ func CreateFlowStream(path string) (*FlowStream, error) { return CreateStream[Fl
 // would move later page boundaries: Write hands it whole multiples of 64
 // and holds the rest (fewer than 64 rows) for the next call or Close.
 func (s *Stream[T]) Write(rows []T) error {
+	if err := s.write(rows); err != nil {
+		return writeError(s.f.path, err)
+	}
+	return nil
+}
+
+func (s *Stream[T]) write(rows []T) error {
 	if len(s.tail) > 0 {
 		n := min(len(rows), writeChunk-len(s.tail))
 		s.tail = append(s.tail, rows[:n]...)
@@ -70,11 +77,11 @@ const writeChunk = 64
 func (s *Stream[T]) Close() error {
 	if _, err := s.pw.Write(s.tail); err != nil {
 		s.f.Abort()
-		return err
+		return writeError(s.f.path, err)
 	}
 	if err := s.pw.Close(); err != nil {
 		s.f.Abort()
-		return err
+		return writeError(s.f.path, err)
 	}
 	return s.f.Commit()
 }

@@ -30,6 +30,9 @@ func (s *Scenario) DefaultDir() string {
 	return filepath.Join("out", name+"-"+s.Hash()[:12])
 }
 
+// probePattern names PrepareDir's write probe.
+const probePattern = ".dcsim-probe-*"
+
 // PrepareDir makes dir, if needed, and checks that files can be created
 // in it, so that a run that could not be written fails before it is
 // simulated, not after. An existing file at dir is an error.
@@ -40,7 +43,7 @@ func PrepareDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	probe, err := os.CreateTemp(dir, ".dcsim-probe-*")
+	probe, err := os.CreateTemp(dir, probePattern)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -78,6 +81,27 @@ func ClearRun(dir string, keep ...string) error {
 		}
 		if err := os.Remove(filepath.Join(dir, runFiles[i])); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
+		}
+	}
+	return nil
+}
+
+// RemoveTempFiles removes from dir the temporary files a run writes there
+// (atomic writes' ".NAME.tmp-*" of the run files, flow spills, the
+// write probe) that an interrupted run left behind. Only the holder of
+// dir's lock may call it: another writer's files in progress look the
+// same.
+func RemoveTempFiles(dir string) error {
+	patterns := []string{FlowSpillPattern, probePattern}
+	for _, name := range runFiles {
+		patterns = append(patterns, analysis.TempPattern(name))
+	}
+	for _, p := range patterns {
+		left, _ := filepath.Glob(filepath.Join(dir, p))
+		for _, f := range left {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
 		}
 	}
 	return nil

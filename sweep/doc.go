@@ -99,7 +99,11 @@
 // (recovered, with its stack), leaves ErrorFile (error.txt, with the
 // command that reproduces it) and no run.parquet; the other points go on.
 // Running the same point from two processes at once is not supported; the
-// shards of one sweep never do.
+// shards of one sweep never do (dcsim locks --out: see
+// scenario.LockDir). Cancelling Run's context stops the running points
+// at the end of their chunk of simulated time (wiring.Options.Context):
+// an interrupted point leaves no file and no ErrorFile, counts neither as
+// done nor failed, and a re-run does it.
 //
 // # Results
 //

@@ -85,7 +85,9 @@ func Dir(out string, p *Point) string { return filepath.Join(out, p.Hash) }
 // and returns once the running ones end; points never started have a nil
 // Err and are neither Skipped nor counted as Done. Run's own error is
 // only for what stops the whole sweep (the output directory cannot be
-// made).
+// made). A point that ctx interrupts (RunPoint, or an Options.RunPoint
+// that returns context.Cause(ctx)) has that cause as its Err but is not
+// counted as Failed: it left no error file, and a re-run does it.
 func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 	start := time.Now()
 	if opt.Out == "" {
@@ -138,11 +140,14 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 				if opt.RunPoint != nil {
 					err = opt.RunPoint(o.Point, o.Dir)
 				} else {
-					err = RunPoint(o.Point, o.Dir, opt.Version)
+					err = RunPoint(ctx, o.Point, o.Dir, opt.Version)
 				}
 				o.Err, o.Wall = err, time.Since(t0)
 				report(func(s *Status) {
 					s.Running--
+					if interrupted(ctx, err) {
+						return // pending: a re-run does it
+					}
 					if err != nil {
 						s.Failed++
 					} else {
@@ -172,8 +177,10 @@ feed:
 // RunPoint simulates one point into dir, in this process, recording
 // version in run.parquet. A panic inside the simulation is recovered into
 // the error, with its stack; the error, whatever it is, is also written to
-// dir/ErrorFile.
-func RunPoint(p *Point, dir, version string) (err error) {
+// dir/ErrorFile, unless ctx ended the point: then it is context.Cause(ctx),
+// the point's files are removed as an interrupted run removes them, and
+// nothing is recorded, as the point did not fail.
+func RunPoint(ctx context.Context, p *Point, dir, version string) (err error) {
 	if err := prepareDir(dir); err != nil {
 		return err
 	}
@@ -181,7 +188,7 @@ func RunPoint(p *Point, dir, version string) (err error) {
 		if r := recover(); r != nil {
 			err = &PanicError{Value: r, Stack: debug.Stack()}
 		}
-		if err != nil {
+		if err != nil && !interrupted(ctx, err) {
 			err = RecordFailure(dir, p, err)
 		}
 	}()
@@ -194,7 +201,7 @@ func RunPoint(p *Point, dir, version string) (err error) {
 	}); err != nil {
 		return err
 	}
-	res, err := simulate(p, dir, version)
+	res, err := simulate(ctx, p, dir, version)
 	if err != nil {
 		return err
 	}
@@ -203,12 +210,17 @@ func RunPoint(p *Point, dir, version string) (err error) {
 
 // simulate builds and runs one point; tests replace it to make points
 // fail or panic.
-var simulate = func(p *Point, dir, version string) (*wiring.Result, error) {
+var simulate = func(ctx context.Context, p *Point, dir, version string) (*wiring.Result, error) {
 	sim, err := wiring.Build(p.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(wiring.Options{Params: p.Params, Version: version, Dir: dir}), nil
+	return sim.Run(wiring.Options{Params: p.Params, Version: version, Dir: dir, Context: ctx}), nil
+}
+
+// interrupted reports whether err is ctx's end rather than a failure.
+func interrupted(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(err, context.Cause(ctx))
 }
 
 // prepareDir makes dir and clears what an earlier, interrupted or failed

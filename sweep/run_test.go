@@ -192,7 +192,7 @@ func TestFailingPoints(t *testing.T) {
 	out := t.TempDir()
 	orig := simulate
 	t.Cleanup(func() { simulate = orig })
-	simulate = func(p *Point, dir, version string) (*wiring.Result, error) {
+	simulate = func(ctx context.Context, p *Point, dir, version string) (*wiring.Result, error) {
 		switch p.Index {
 		case 1:
 			return nil, errors.New("injected failure")
@@ -200,7 +200,7 @@ func TestFailingPoints(t *testing.T) {
 			var m map[string]int
 			m["boom"]++ // a nil-map panic inside the "simulation"
 		}
-		return orig(p, dir, version)
+		return orig(ctx, p, dir, version)
 	}
 	sum, err := Run(context.Background(), pts, Options{Out: out, Workers: 2})
 	if err != nil {
@@ -356,5 +356,43 @@ func TestCancel(t *testing.T) {
 	}
 	if sum.Done != 0 || sum.Pending() != 6 {
 		t.Errorf("got %d points done, %d pending after cancel, want 0 and 6", sum.Done, sum.Pending())
+	}
+}
+
+// A point interrupted by the context (Ctrl-C in dcsim) is neither done nor
+// failed: it leaves no error.txt, no run.parquet and no temporary file,
+// and the re-run does it with the points never started (issue 27, item 9).
+func TestInterruptedPoint(t *testing.T) {
+	_, pts := mustPoints(t, writeSweep(t, sixPoints))
+	out := t.TempDir()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("interrupted")
+	orig := simulate
+	t.Cleanup(func() { simulate = orig })
+	simulate = func(ctx context.Context, p *Point, dir, version string) (*wiring.Result, error) {
+		if p.Index == 2 {
+			cancel(stop) // the run stops after its first chunk
+		}
+		return orig(ctx, p, dir, version)
+	}
+	sum, err := Run(ctx, pts, Options{Out: out, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Done != 2 || sum.Failed != 0 || sum.Pending() != 4 {
+		t.Errorf("got %d done, %d failed, %d pending; want 2, 0, 4", sum.Done, sum.Failed, sum.Pending())
+	}
+	o := sum.Outcomes[2]
+	if !errors.Is(o.Err, stop) {
+		t.Errorf("point 2: got error %v, want the interruption", o.Err)
+	}
+	left, _ := filepath.Glob(filepath.Join(o.Dir, "*"))
+	hidden, _ := filepath.Glob(filepath.Join(o.Dir, ".*"))
+	if got := append(left, hidden...); len(got) != 0 {
+		t.Errorf("point 2 left %v, want nothing (the run clears scenario.yaml too)", got)
+	}
+	simulate = orig
+	if sum = runSweep(t, pts, out, 2, false); sum.Done != 4 || sum.Skipped != 2 {
+		t.Errorf("re-run: got %d done, %d skipped, want 4 and 2", sum.Done, sum.Skipped)
 	}
 }

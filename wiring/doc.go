@@ -51,6 +51,15 @@
 // the flow recorder; limits.go the checks that need the built network (buffer against
 // headroom, the largest message the clock can time).
 //
+// # Stopping
+//
+// A run stops early, at the end of the chunk of simulated time under way
+// (100 us), on the first error writing Options.Dir (a full disk, a file
+// size limit) or once Options.Context is done (dcsim's Ctrl-C). The files
+// it was streaming are then removed, spill files included, and
+// WriteDir returns that error, naming the file, or context.Cause: a
+// failed or stopped run leaves no file of its own behind.
+//
 // # Determinism
 //
 // A run draws every random number from named engine streams

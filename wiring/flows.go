@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"cmp"
+	"io"
 	"math"
 	"slices"
 
@@ -40,8 +41,9 @@ type flowRecorder struct {
 	runs        []*spill
 	holdRows    int // hold's bound before it spills (defaultHoldRows)
 	dir         string
-	maxWaiting  int   // the most rows waiting in memory after a flush
-	spilled     int64 // rows that went through the spill file
+	maxWaiting  int                       // the most rows waiting in memory after a flush
+	spilled     int64                     // rows that went through the spill file
+	spillWriter func(io.Writer) io.Writer // Options.spillWriter
 
 	stats       []analysis.FlowStat
 	total, done int64
@@ -93,7 +95,7 @@ func (fr *flowRecorder) flush(all bool) {
 	if len(fr.hold) > fr.holdRows && fr.err == nil {
 		fr.spilled += int64(len(fr.hold))
 		var run *spill
-		if run, fr.err = newSpill(fr.dir, fr.runID); fr.err == nil {
+		if run, fr.err = newSpill(fr.dir, fr.runID, fr.spillWriter); fr.err == nil {
 			fr.runs = append(fr.runs, run)
 			fr.err = run.append(fr.hold)
 		}

@@ -1,6 +1,8 @@
 package wiring
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"github.com/dcsim/dcsim/scenario"
 	"io"
@@ -37,8 +39,16 @@ type Options struct {
 	// and samples.parquet when traced, instead of
 	// holding every record in memory; Result.Flows is then nil.
 	Dir string
+	// Context, when set and done, stops the run at the end of the chunk
+	// of simulated time under way (chunk): the files it was streaming
+	// are removed, and its Result's error (which WriteDir returns) is
+	// context.Cause(Context). A notebook or dcsim's Ctrl-C ends a run so.
+	Context context.Context
 	// holdRows, when > 0, replaces defaultHoldRows (tests).
 	holdRows int
+	// spillWriter, when set, wraps each spill file's writer (tests
+	// inject a full disk through it).
+	spillWriter func(io.Writer) io.Writer
 }
 
 // Result is what a run produced: the records that go to parquet and the
@@ -74,7 +84,10 @@ const chunk = 100 * engine.Microsecond
 
 // Run simulates the scenario: arrivals until duration, then a drain until
 // every flow (and every training iteration) has finished or drain_limit
-// has passed.
+// has passed. The first error writing into Options.Dir (a full disk)
+// stops the run at the end of its chunk, as Options.Context does: going
+// on would keep in memory the rows the disk refused, until the machine
+// ran out of it. Partial files are removed and the error names the file.
 func (s *Sim) Run(opt Options) *Result {
 	sc := s.Scenario
 	start := time.Now()
@@ -92,7 +105,7 @@ func (s *Sim) Run(opt Options) *Result {
 		}
 		smp = newSampler(s, iv, opt.runID(sc), stream)
 	}
-	fr := &flowRecorder{s: s, runID: opt.runID(sc), holdRows: defaultHoldRows, dir: opt.Dir}
+	fr := &flowRecorder{s: s, runID: opt.runID(sc), holdRows: defaultHoldRows, dir: opt.Dir, spillWriter: opt.spillWriter}
 	if opt.holdRows > 0 {
 		fr.holdRows = opt.holdRows
 	}
@@ -125,7 +138,11 @@ func (s *Sim) Run(opt Options) *Result {
 		}
 		return end
 	}
-	for eng.Now() < dur {
+	stopped := func() bool {
+		return res.err != nil || fr.err != nil || (smp != nil && smp.err != nil) ||
+			(opt.Context != nil && opt.Context.Err() != nil)
+	}
+	for eng.Now() < dur && !stopped() {
 		if eng.Run(step(dur)) {
 			break // the queue emptied: nothing can happen any more (the clock stays at the last event)
 		}
@@ -140,21 +157,36 @@ func (s *Sim) Run(opt Options) *Result {
 		}
 		return k.MessagesDone == k.MessagesPosted && s.trainingDone() && s.loopsDone()
 	}
-	for !drained() && eng.Now() < limit {
+	for !drained() && eng.Now() < limit && !stopped() {
 		if eng.Run(step(limit)) {
 			break // nothing left to happen
 		}
 		fr.flush(false)
 		report(true)
 	}
-	if smp != nil {
-		smp.sample(eng.Now())
-	}
-	res.Drained = drained()
 	for _, d := range s.drivers {
 		// A flow list whose file changed after Build ends its flows early.
 		if g, ok := d.gen.(interface{ Err() error }); ok && g.Err() != nil && res.err == nil {
 			res.err = fmt.Errorf("workload: %v", g.Err())
+		}
+	}
+	if smp != nil {
+		smp.sample(eng.Now())
+	}
+	res.Drained = drained()
+	// A run that failed or was stopped writes no file: both streams are
+	// aborted (their temporary files removed) on the first error of any.
+	var smpErr, cause error
+	if smp != nil {
+		smpErr = smp.err
+	}
+	if opt.Context != nil {
+		cause = context.Cause(opt.Context)
+	}
+	if stop := cmp.Or(res.err, cause, fr.err, smpErr); stop != nil {
+		res.err, fr.err = stop, cmp.Or(fr.err, stop)
+		if smp != nil {
+			smp.err = cmp.Or(smp.err, stop)
 		}
 	}
 	if err := fr.finish(); res.err == nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/scenario"
@@ -33,18 +34,34 @@ type spill struct {
 	runID   string // every record's (not stored per row)
 }
 
-func newSpill(dir, runID string) (*spill, error) {
+// newSpill creates a spill file in dir; wrap, when set, wraps its writer
+// (tests inject a full disk through it).
+func newSpill(dir, runID string, wrap func(io.Writer) io.Writer) (*spill, error) {
 	f, err := os.CreateTemp(dir, scenario.FlowSpillPattern)
 	if err != nil {
-		return nil, err
+		return nil, spillError(filepath.Join(dir, scenario.FlowSpillPattern), err)
 	}
 	rf, err := os.Open(f.Name())
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, err
+		return nil, spillError(f.Name(), err)
 	}
-	return &spill{path: f.Name(), w: f, bw: bufio.NewWriterSize(f, 1<<16), rf: rf, r: bufio.NewReaderSize(rf, 4096), runID: runID}, nil
+	var w io.Writer = f
+	if wrap != nil {
+		w = wrap(w)
+	}
+	return &spill{path: f.Name(), w: f, bw: bufio.NewWriterSize(w, 1<<16), rf: rf, r: bufio.NewReaderSize(rf, 4096), runID: runID}, nil
+}
+
+// spillError says which file could not be written and why, once: err is
+// often an *os.PathError naming the same file.
+func spillError(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("spilling flow rows to %s: %w", path, err)
 }
 
 // append writes the run's rows, in increasing FlowID order, once.
@@ -91,13 +108,16 @@ func (s *spill) append(rows []analysis.FlowRecord) error {
 		b = binary.AppendVarint(b, f.RetransmittedBytes)
 		s.buf = b
 		if _, err := s.bw.Write(b); err != nil {
-			return err
+			return spillError(s.path, err)
 		}
 	}
 	s.written += int64(len(rows))
 	err := s.bw.Flush()    // what is written can be read back at once
 	s.bw, s.buf = nil, nil // the run is complete
-	return err
+	if err != nil {
+		return spillError(s.path, err)
+	}
+	return nil
 }
 
 func appendString(b []byte, s string) []byte {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -26,15 +28,72 @@ import (
 //   - a sweep point that exhausts memory or crashes must not take the
 //     sweep with it: every point runs in a child of its own, and the
 //     parent records a death the child could not record itself.
+//
+// A child never outlives its parent: a parent killed outright (kill -9,
+// the OOM killer) must not leave a run writing its directory, or a sweep
+// launching points, behind it (issue 27). On Linux the kernel kills the
+// child when the thread that started it ends (Pdeathsig; the thread is
+// locked to the goroutine that waits for the child: see runChild); on the
+// other Unix systems the child checks its parent every second
+// (watchParent); on Windows neither is possible and a child may outlive a
+// killed parent. Every child also checks at its start that its parent is
+// still the one that launched it (parentPIDEnv), so a child started while
+// its parent was dying does not run.
 const (
 	childEnv          = "DCSIM_CHILD"
 	exitChildBadInput = 3
 	// pointMemoryEnv is a point child's memory budget in bytes.
 	pointMemoryEnv = "DCSIM_POINT_MEMORY"
+	// parentPIDEnv is the pid of the dcsim that launched the child.
+	parentPIDEnv = "DCSIM_PARENT_PID"
+	// outLockedEnv tells a sweep's point child that the sweep holds the
+	// lock on --out for it: the point must not take it again.
+	outLockedEnv = "DCSIM_OUT_LOCKED"
 )
 
 // isChild reports whether this process is a child of another dcsim.
 func isChild() bool { return os.Getenv(childEnv) != "" }
+
+// childCommand is this binary re-executed with args as a child, with env
+// added to its environment.
+func childCommand(ctx context.Context, self string, args []string, env ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1", parentPIDEnv+"="+strconv.Itoa(os.Getpid()))
+	cmd.Env = append(cmd.Env, env...)
+	setParentDeath(cmd)
+	return cmd
+}
+
+// runChild starts cmd, calls started, and waits for it, with the
+// goroutine locked to its thread throughout: Linux sends Pdeathsig when
+// the thread that forked the child ends, not the process (golang/go#27505),
+// and the Go runtime ends a thread whose goroutine exits locked to it. A
+// thread locked here runs nothing else, so it lives until the child ends.
+func runChild(cmd *exec.Cmd, started func()) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if started != nil {
+		started()
+	}
+	return cmd.Wait()
+}
+
+// checkParent ends a child whose parent is no longer the dcsim that
+// launched it, and on systems without Pdeathsig watches it while the
+// child runs.
+func checkParent() {
+	pid, err := strconv.Atoi(os.Getenv(parentPIDEnv))
+	if err != nil {
+		return
+	}
+	if os.Getppid() != pid {
+		os.Exit(1) // the parent died before this child could start: nobody waits for it
+	}
+	watchParent(pid)
+}
 
 // supervise runs args in a child process with the same standard streams
 // and returns dcsim's exit status for it: the child's own status, with
@@ -45,21 +104,21 @@ func supervise(args []string, stderr io.Writer) int {
 	if err != nil {
 		return run(args, os.Stdin, os.Stdout, os.Stderr) // cannot re-execute: run here
 	}
-	cmd := exec.Command(self, args...)
+	cmd := childCommand(context.Background(), self, args)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), childEnv+"=1")
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		return run(args, os.Stdin, os.Stdout, os.Stderr)
+	err = runChild(cmd, func() {
+		go func() {
+			for s := range sigs {
+				cmd.Process.Signal(s)
+			}
+		}()
+	})
+	if cmd.Process == nil {
+		return run(args, os.Stdin, os.Stdout, os.Stderr) // could not start: run here
 	}
-	go func() {
-		for s := range sigs {
-			cmd.Process.Signal(s)
-		}
-	}()
-	err = cmd.Wait()
 	code, msg := childStatus(err)
 	if msg != "" {
 		fmt.Fprintln(stderr, "dcsim: "+msg)
@@ -81,6 +140,10 @@ func childStatus(err error) (int, string) {
 	switch {
 	case ok && ws.Signaled() && ws.Signal() == syscall.SIGPIPE:
 		return 128 + int(syscall.SIGPIPE), "" // its reader went away (dcsim scenarios | head): no news
+	case ok && ws.Signaled() && (ws.Signal() == syscall.SIGINT || ws.Signal() == syscall.SIGTERM):
+		// A command that does not catch them (validate, report) stops
+		// where it is: no crash, and it writes nothing.
+		return 128 + int(ws.Signal()), "interrupted"
 	case ok && ws.Signaled():
 		msg := "killed by signal " + ws.Signal().String()
 		if ws.Signal() == syscall.SIGKILL {
@@ -100,21 +163,47 @@ func childStatus(err error) (int, string) {
 // failure itself (error.txt); one that dies (a Go fatal error such as
 // running out of memory, or a kill) cannot, so the runner records it,
 // with the end of the child's stderr.
-func pointRunner(sweepFile, out, version string, memory int64) func(p *sweep.Point, dir string) error {
+//
+// Once ctx is done (the sweep was interrupted) no point starts, the
+// running ones get the signal (interrupt.go: the cause) and end as an
+// interrupted run does, and the runner returns context.Cause(ctx), which
+// sweep.Run counts as pending, not failed. A child that ignores the
+// signal is killed after pointStopDelay.
+func pointRunner(ctx context.Context, sweepFile, out string, memory int64) func(p *sweep.Point, dir string) error {
 	return func(p *sweep.Point, dir string) error {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		self, err := os.Executable()
 		if err != nil {
 			return sweep.RecordFailure(dir, p, err)
 		}
-		cmd := exec.Command(self, "sweep", sweepFile, "--point", strconv.Itoa(p.Index), "--out", out, "--quiet")
-		cmd.Env = append(os.Environ(), childEnv+"=1", pointMemoryEnv+"="+strconv.FormatInt(memory, 10))
+		cmd := childCommand(ctx, self, []string{"sweep", sweepFile, "--point", strconv.Itoa(p.Index), "--out", out, "--quiet"},
+			pointMemoryEnv+"="+strconv.FormatInt(memory, 10), outLockedEnv+"=1")
+		cmd.Cancel = func() error { return cmd.Process.Signal(signalOf(ctx)) }
+		cmd.WaitDelay = pointStopDelay
 		var tail tailBuffer
 		cmd.Stderr = &tail
-		err = cmd.Run()
+		err = runChild(cmd, nil)
 		if err == nil {
 			return nil
 		}
 		code, msg := childStatus(err)
+		if code == 128+int(syscall.SIGINT) || code == 128+int(syscall.SIGTERM) {
+			// Ctrl-C reaches the points and the sweep at once: give the
+			// sweep's own handler a moment to see it.
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+		switch {
+		case ctx.Err() != nil:
+			return context.Cause(ctx)
+		case code == 128+int(syscall.SIGINT) || code == 128+int(syscall.SIGTERM):
+			// The point alone was signalled: it left no error.txt.
+			return sweep.RecordFailure(dir, p, fmt.Errorf("point process: interrupted by a signal sent to it alone (exit %d)", code))
+		}
 		if msg == "" {
 			// The child recorded its own failure; its last line says what.
 			return errors.New(strings.TrimPrefix(tail.lastLine(), "dcsim: "))
@@ -125,6 +214,11 @@ func pointRunner(sweepFile, out, version string, memory int64) func(p *sweep.Poi
 		return sweep.RecordFailure(dir, p, fmt.Errorf("point process: %s\n\n%s", msg, tail.String()))
 	}
 }
+
+// pointStopDelay is how long an interrupted sweep waits for a point's
+// child to stop by itself (at the end of its chunk of simulated time)
+// before killing it.
+const pointStopDelay = 10 * time.Second
 
 // tailBuffer keeps the last 16 KiB written to it.
 type tailBuffer struct{ b []byte }

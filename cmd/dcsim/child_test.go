@@ -25,7 +25,11 @@ func TestChildStatus(t *testing.T) {
 		{"exit 3", 2, ""},
 		{"exit 2", 1, "crashed: a Go runtime error (above) ended the run; this is a bug or a lack of memory, not bad input"},
 		{"kill -KILL $$", 1, "killed by signal killed (the system may have run out of memory)"},
-		{"kill -TERM $$", 1, "killed by signal terminated"},
+		// Ctrl-C and SIGTERM stop a command that does not catch them:
+		// "killed by signal interrupt", exit 1, read as a crash (issue 27).
+		{"kill -TERM $$", 143, "interrupted"},
+		{"kill -INT $$", 130, "interrupted"},
+		{"kill -HUP $$", 1, "killed by signal hangup"},
 		{"kill -PIPE $$", 141, ""},
 	} {
 		code, msg := childStatus(exec.Command("sh", "-c", tc.script).Run())

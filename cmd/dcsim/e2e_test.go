@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/scenario"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -234,15 +235,9 @@ func TestRunReplacesEarlierRun(t *testing.T) {
 	if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--quiet", "--out", dir); code != 0 {
 		t.Fatalf("cloud run: exit %d: %s", code, stderr)
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	want := []string{analysis.FlowsFile, "notes.txt", analysis.RunFile, "scenario.yaml"}
+	got := filesIn(t, dir)
+	// .dcsim.lock is the lock a run holds on its directory (issue 27).
+	want := []string{scenario.LockFile, analysis.FlowsFile, "notes.txt", analysis.RunFile, "scenario.yaml"}
 	if !slices.Equal(got, want) {
 		t.Errorf("directory after the second run: got %v, want %v", got, want)
 	}

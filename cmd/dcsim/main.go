@@ -7,6 +7,27 @@
 // flag: a flag value that does not parse is worded once for every flag
 // (flagValueError), and a SCENARIO or FILE of "-" is standard input, read
 // once (input.go), an empty one being bad input.
+//
+// Processes and output directories (child.go, interrupt.go, outlock.go):
+//   - the work runs in a child process, and every sweep point in one of
+//     its own; a child dies with its parent (Linux: at once, by
+//     Pdeathsig; macOS and the BSDs: within a second, by a parent check;
+//     Windows: not at all, a known gap);
+//   - a run or a sweep holds a lock on --out (DIR/.dcsim.lock, holding
+//     the pid of the dcsim the user started): a second one into the same
+//     directory exits 2 naming that pid; shards (--shard I/N) and a lone
+//     --point I lock only their part, so the shards of a sweep run at once
+//     while a whole sweep or a run excludes them; a file system without
+//     locks gives a warning and no lock;
+//   - the lock's holder removes the temporary files an interrupted run
+//     left in --out;
+//   - Ctrl-C (SIGINT) or SIGTERM stops a run or a sweep within a chunk of
+//     simulated time, its partial files removed, with one line saying what
+//     is left and exit 130 or 143; an interrupted sweep point is not a
+//     failed one, and the same command resumes;
+//   - the first error writing --out (a full disk) stops the run with exit 1
+//     and one line naming the file, leaving no partial file;
+//   - --point-memory is at least 32MiB (minPointMemory).
 package main
 
 import (
@@ -39,6 +60,7 @@ func main() {
 	if !isChild() {
 		os.Exit(supervise(os.Args[1:], os.Stderr))
 	}
+	checkParent()
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if code == 2 {
 		code = exitChildBadInput // the parent maps it back to 2 (child.go)
@@ -47,8 +69,9 @@ func main() {
 }
 
 // run executes the command line and returns the exit status: 0 ok, 2 bad
-// input (one line on stderr), 1 any other failure. stdin is what a
-// SCENARIO or FILE argument "-" reads.
+// input (one line on stderr), 128 + the signal's number for a run or
+// sweep that SIGINT or SIGTERM stopped (interrupt.go), 1 any other
+// failure. stdin is what a SCENARIO or FILE argument "-" reads.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
@@ -69,6 +92,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var in inputError
 	if errors.As(err, &in) || isUsageError(err) {
 		return 2
+	}
+	if code := interruptStatus(err); code != 0 {
+		return code
 	}
 	return 1
 }
@@ -133,7 +159,7 @@ congestion control and RNIC schedulers, on spine-leaf, fat-tree and other
 topologies, and writes flow completion times and slowdowns to parquet.
 
 Exit status: 0 ok, 2 bad input (one line naming the file:line or field),
-1 any other failure.`,
+130 (143) a run or sweep stopped by Ctrl-C (SIGTERM), 1 any other failure.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -34,12 +35,18 @@ The run writes flows.parquet, scenario.yaml and run.parquet into --out
 (and samples.parquet when trace.interval > 0, iterations.parquet and
 collectives.parquet for a training workload, batches.parquet for halo),
 each file atomically, run.parquet last. A bad scenario exits with status 2
-and writes nothing.`,
+and writes nothing. One run or sweep writes a directory at a time: a
+second exits 2 naming the first's pid (--out holds the lock file
+.dcsim.lock). Ctrl-C stops the run within a chunk of simulated time,
+removes its partial files and exits 130 (SIGTERM: 143); so does the first
+error writing --out (a full disk), with exit 1.`,
 		Example: `  dcsim run
   dcsim run default --set workload.load=0.8 --set nic.qp_mapping=per-pair
   dcsim run my.yaml --seed 7 --out results/my-7`,
 		Args: argsRange(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := withInterrupt(cmd.Context())
+			defer stop()
 			name := "default"
 			if len(args) == 1 {
 				name = args[0]
@@ -59,14 +66,22 @@ and writes nothing.`,
 				return badInput(err)
 			}
 			printWarnings(cmd.ErrOrStderr(), s)
+			if cause := context.Cause(ctx); cause != nil {
+				return interruptedBy(cause, "interrupted before the run started; nothing was written", cause)
+			}
 			if out == "" {
 				out = s.DefaultDir()
 			}
 			if err := scenario.PrepareDir(out); err != nil {
 				return badInput(fmt.Errorf("--out: %w", err))
 			}
+			lock, err := lockOut(cmd.ErrOrStderr(), out, "")
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			stdout := cmd.OutOrStdout()
-			opt := wiring.Options{Version: version(), Dir: out}
+			opt := wiring.Options{Version: version(), Dir: out, Context: ctx}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
 				if sim.Training() {
@@ -83,7 +98,8 @@ and writes nothing.`,
 				fmt.Fprintln(cmd.ErrOrStderr())
 			}
 			if err := res.WriteDir(out); err != nil {
-				return fmt.Errorf("writing results: %w", err)
+				return interruptedBy(err, fmt.Sprintf("interrupted at simulated %v; %s holds no results (the same command runs it again)", sim.Engine.Now(), out),
+					fmt.Errorf("writing results: %w", err))
 			}
 			if quiet { // the headline carries them otherwise
 				for _, w := range res.Warnings() {

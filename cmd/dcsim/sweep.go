@@ -55,7 +55,10 @@ A point whose run.parquet exists is skipped (a re-run resumes), unless
 --force. Each point runs in a process of its own with a memory budget
 (--point-memory, default the machine's memory / workers). A failing point,
 one that passes its budget, crashes or is killed, leaves error.txt in its
-directory and the others go on; the exit status is then 1. --point I runs
+directory and the others go on; the exit status is then 1. One sweep
+writes --out at a time (a second exits 2 naming the first's pid; shards
+lock only their own points). Ctrl-C stops the running points, removes
+their partial files and exits 130: the same command resumes. --point I runs
 point I alone in the foreground and prints its summary line. Swept values
 become run.parquet columns named by their dotted path.
 
@@ -68,6 +71,8 @@ Then "dcsim report OUT".`,
   dcsim sweep storm.yaml --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT --out results/storm`,
 		Args: argsRange(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := withInterrupt(cmd.Context())
+			defer stop()
 			shard := sweep.All
 			if shardArg != "" {
 				var err error
@@ -77,6 +82,10 @@ Then "dcsim report OUT".`,
 			}
 			if workers < 0 {
 				return badInput(fmt.Errorf("--workers: %d is negative", workers))
+			}
+			if pointMemory != 0 && pointMemory < minPointMemory {
+				return badInput(fmt.Errorf("--point-memory: %s is below the %s a point needs at the least (%s)",
+					engine.FormatSize(int64(pointMemory)), engine.FormatSize(minPointMemory), minPointMemoryWhy))
 			}
 			if args[0] == stdinArg {
 				// Every point's process reads the sweep file again (--point I),
@@ -104,7 +113,7 @@ Then "dcsim report OUT".`,
 				out = filepath.Join("out", spec.Name)
 			}
 			if cmd.Flags().Changed("point") {
-				return runOnePoint(cmd, spec.Name, all, point, out, quiet)
+				return runOnePoint(ctx, cmd, spec.Name, all, point, out, quiet)
 			}
 			stdout := cmd.OutOrStdout()
 			if dryRun {
@@ -116,6 +125,15 @@ Then "dcsim report OUT".`,
 			if err := scenario.PrepareDir(out); err != nil {
 				return badInput(fmt.Errorf("--out: %w", err))
 			}
+			part := "" // the whole sweep: no other sweep or run into out
+			if shard.Count > 1 {
+				part = fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
+			}
+			lock, err := lockOut(cmd.ErrOrStderr(), out, part)
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			opt := sweep.Options{Out: out, Workers: workers, Force: force, Version: version()}
 			if opt.Workers == 0 {
 				opt.Workers = runtime.GOMAXPROCS(0)
@@ -127,7 +145,7 @@ Then "dcsim report OUT".`,
 				if mem == 0 {
 					mem = defaultPointMemory(opt.Workers)
 				}
-				opt.RunPoint = pointRunner(args[0], out, version(), mem)
+				opt.RunPoint = pointRunner(ctx, args[0], out, mem)
 			}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
@@ -146,13 +164,21 @@ Then "dcsim report OUT".`,
 					bar.Describe(desc)
 				}
 			}
-			sum, err := sweep.Run(context.Background(), points, opt)
+			sum, err := sweep.Run(ctx, points, opt)
 			if bar != nil {
 				_ = bar.Finish()
 				fmt.Fprintln(cmd.ErrOrStderr())
 			}
 			if err != nil {
 				return err
+			}
+			if cause := context.Cause(ctx); cause != nil {
+				failed := ""
+				if sum.Failed > 0 {
+					failed = fmt.Sprintf(", %d failed (error.txt)", sum.Failed)
+				}
+				return interruptedBy(cause, fmt.Sprintf("interrupted; %d of %d points done (%d by this run)%s, %d left; resume with the same command",
+					sum.Done+sum.Skipped, sum.Total, sum.Done, failed, sum.Pending()), cause)
 			}
 			if !quiet {
 				printSweepSummary(stdout, spec, len(all), shard, opt, sum)
@@ -171,9 +197,20 @@ Then "dcsim report OUT".`,
 	f.BoolVarP(&dryRun, "dry-run", "n", false, "list the points (index, hash, status, swept values) and run nothing")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
 	f.IntVar(&point, "point", 0, "run only the point with this index (of the whole sweep, as --dry-run lists), in this process, recomputing it")
-	f.Var(&pointMemory, "point-memory", "memory budget of each point's process, e.g. 8GiB (default: the machine's memory / workers)")
+	f.Var(&pointMemory, "point-memory", "memory budget of each point's process, e.g. 8GiB, at least 32MiB (default: the machine's memory / workers)")
 	return cmd
 }
+
+// minPointMemory is the least --point-memory accepted, and
+// minPointMemoryWhy the reason. A budget below what a point's heap holds
+// runs every point into failure (the watchdog ends a point whose heap
+// passes it), and one of a few KiB is a typo for MiB or GiB. Live heaps
+// measured (GODEBUG=gctrace=1, dcsim 2026-12): incast-star and default at
+// 200us 8 MiB, halo 20 MiB, storage-fanout at 1ms 32 MiB.
+const (
+	minPointMemory    = 32 << 20
+	minPointMemoryWhy = "the smallest built-in scenarios' live heap is 8 to 32 MiB"
+)
 
 // sizeFlag is a byte count flag with scenario units ("8GiB").
 type sizeFlag int64
@@ -198,18 +235,28 @@ func (s *sizeFlag) Set(v string) error {
 // its directory under out, then its summary line on stdout (on a pipe as
 // on a terminal) unless quiet. A point child of a sweep runs this way,
 // with its memory budget and --quiet.
-func runOnePoint(cmd *cobra.Command, sweepName string, all []sweep.Point, index int, out string, quiet bool) error {
+func runOnePoint(ctx context.Context, cmd *cobra.Command, sweepName string, all []sweep.Point, index int, out string, quiet bool) error {
 	if index < 0 || index >= len(all) {
 		return badInput(fmt.Errorf("--point: %d is not a point index (the sweep has %d: 0..%d)", index, len(all), len(all)-1))
 	}
 	p := &all[index]
 	dir := sweep.Dir(out, p)
+	if err := scenario.PrepareDir(out); err != nil {
+		return badInput(fmt.Errorf("--out: %w", err))
+	}
+	// The point alone: a whole sweep into out excludes it, other points
+	// run beside it.
+	lock, err := lockOut(cmd.ErrOrStderr(), out, fmt.Sprintf("point-%d", index))
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	if err := scenario.PrepareDir(dir); err != nil {
 		return badInput(fmt.Errorf("--out: %w", err))
 	}
 	applyPointMemory(p, dir)
-	if err := sweep.RunPoint(p, dir, version()); err != nil {
-		return err
+	if err := sweep.RunPoint(ctx, p, dir, version()); err != nil {
+		return interruptedBy(err, fmt.Sprintf("interrupted; point %d left no results (the same command runs it again)", index), err)
 	}
 	if quiet {
 		return nil

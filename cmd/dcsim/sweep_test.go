@@ -151,6 +151,9 @@ func TestSweepBadInput(t *testing.T) {
 		{"syntax", "base: small.yaml\ngrid: {seed: [1,\n", []string{"-j", "1"}, "sweep.yaml:2: did not find expected node content"},
 		{"bad shard", cliSweep, []string{"--shard", "4/4"}, "--shard: shard \"4/4\": want 0 <= I < N"},
 		{"bad workers", cliSweep, []string{"--workers", "-1"}, "--workers: -1 is negative"},
+		// It ran every point into failure, each writing its error.txt
+		// (issue 27, item 9).
+		{"point memory below the floor", cliSweep, []string{"--point-memory", "1KiB"}, "--point-memory: 1KiB is below the 32MiB a point needs at the least"},
 		{"name escapes", "name: ../../escaped\nbase: small.yaml\ngrid: {seed: [1]}\n", nil, `sweep.yaml:1: name: "../../escaped" has '/'`},
 		{"empty name", "name: ''\nbase: small.yaml\ngrid: {seed: [1]}\n", nil, `sweep.yaml:1: name: must not be empty`},
 	}

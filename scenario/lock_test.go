@@ -1,0 +1,74 @@
+package scenario
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// One run or whole sweep writes a directory at a time; the second is told
+// the holder's pid. Shards share the directory but not a shard (issue 27,
+// item 1).
+func TestLockDir(t *testing.T) {
+	dir := t.TempDir()
+	a, err := LockDir(dir, "", 101)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = LockDir(dir, "", 202)
+	var held *LockedError
+	if !errors.As(err, &held) || held.PID != 101 {
+		t.Fatalf("second exclusive lock: got %v, want a LockedError naming pid 101", err)
+	}
+	if want := dir + " is in use by dcsim pid 101 (lock " + filepath.Join(dir, LockFile) + "); wait for it to end or stop it"; err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+	if _, err := LockDir(dir, "0-of-2", 303); !errors.As(err, &held) {
+		t.Errorf("a shard beside a whole lock: got %v, want LockedError", err)
+	}
+	a.Unlock()
+
+	s0, err := LockDir(dir, "0-of-2", 404)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s0.Unlock()
+	s1, err := LockDir(dir, "1-of-2", 505)
+	if err != nil {
+		t.Fatalf("two shards: %v", err)
+	}
+	defer s1.Unlock()
+	if _, err := LockDir(dir, "0-of-2", 606); !errors.As(err, &held) || held.PID != 404 {
+		t.Errorf("shard 0 twice: got %v, want a LockedError naming pid 404", err)
+	}
+	if _, err := LockDir(dir, "", 707); !errors.As(err, &held) {
+		t.Errorf("whole lock beside shards: got %v, want LockedError", err)
+	}
+}
+
+// A run holding the lock removes the temporary files an interrupted run
+// of its own left, and nothing else (issue 27, item 7).
+func TestRemoveTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	stale := []string{".flows.parquet.tmp-123", ".samples.parquet.tmp-9", ".run.parquet.tmp-1", ".flows-spill-77", ".dcsim-probe-5"}
+	kept := []string{".dcsim.lock", ".notes.tmp-1", "flows.parquet", "mine.txt"}
+	for _, f := range append(slices.Clone(stale), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveTempFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	slices.Sort(kept)
+	if !slices.Equal(got, kept) {
+		t.Errorf("left %v, want %v", got, kept)
+	}
+}
