@@ -44,8 +44,8 @@
 // number, '1' stays a string and [1, 2] a list.
 //
 // A point's directory is OUT/HASH, where HASH is the resolved scenario's
-// Hash (16 hex digits of the SHA-256 of its full YAML, which also names
-// the run_id). It depends on the scenario alone, not on the sweep file,
+// Hash (16 hex digits of the SHA-256 of its full YAML, run.parquet's
+// config_hash; the run_id is unique per run). It depends on the scenario alone, not on the sweep file,
 // the point's index or the dcsim version, so a re-run, a reordered sweep,
 // or another sweep with the same point finds the point done. Two points
 // of one sweep that resolve to the same scenario (a swept knob of a

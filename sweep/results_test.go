@@ -283,6 +283,24 @@ func TestCollectFailedAndDuplicates(t *testing.T) {
 	if _, err := Collect(filepath.Join(out, "nope")); err == nil {
 		t.Error("a missing directory gave no error")
 	}
+	// The same run in two directories (a re-run into a fresh --out) is
+	// counted once, from its first directory, and listed as a repeat.
+	again := filepath.Join(out, "zz-again")
+	os.MkdirAll(again, 0o755)
+	for _, name := range []string{analysis.RunFile, analysis.FlowsFile} {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(runs[0]), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(again, name), b, 0o644)
+	}
+	res, err = Collect(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Repeat{{Dir: again, Of: filepath.Dir(runs[0])}}; len(res.Runs) != 4 || !slices.Equal(res.Repeats, want) {
+		t.Errorf("got %d runs, repeats %v, want 4 runs and %v", len(res.Runs), res.Repeats, want)
+	}
 }
 
 func TestCount(t *testing.T) {

@@ -172,8 +172,14 @@ feed:
 // RunPoint simulates one point into dir, in this process, recording
 // version in run.parquet. A panic inside the simulation is recovered into
 // the error, with its stack; the error, whatever it is, is also written to
-// dir/ErrorFile.
-func RunPoint(p *Point, dir, version string) (err error) {
+// dir/ErrorFile. The run gets a fresh run id (wiring.Options.RunID).
+func RunPoint(p *Point, dir, version string) error {
+	return RunPointWithID(p, dir, version, "")
+}
+
+// RunPointWithID is RunPoint with the run id pinned to runID ("" for a
+// fresh one), which the caller checked with wiring.CheckRunID.
+func RunPointWithID(p *Point, dir, version, runID string) (err error) {
 	if err := prepareDir(dir); err != nil {
 		return err
 	}
@@ -194,7 +200,7 @@ func RunPoint(p *Point, dir, version string) (err error) {
 	}); err != nil {
 		return err
 	}
-	res, err := simulate(p, dir, version)
+	res, err := simulate(p, wiring.Options{Params: p.Params, Version: version, Dir: dir, RunID: runID})
 	if err != nil {
 		return err
 	}
@@ -203,12 +209,12 @@ func RunPoint(p *Point, dir, version string) (err error) {
 
 // simulate builds and runs one point; tests replace it to make points
 // fail or panic.
-var simulate = func(p *Point, dir, version string) (*wiring.Result, error) {
+var simulate = func(p *Point, opt wiring.Options) (*wiring.Result, error) {
 	sim, err := wiring.Build(p.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(wiring.Options{Params: p.Params, Version: version, Dir: dir}), nil
+	return sim.Run(opt), nil
 }
 
 // prepareDir makes dir and clears what an earlier, interrupted or failed

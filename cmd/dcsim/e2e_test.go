@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -80,37 +81,58 @@ func TestRunEndToEnd(t *testing.T) {
 	t.Logf("%d flows, %d below 1 (all within the ideal formula's per-hop payload term)", len(flows), below)
 }
 
-// Same seed: byte-identical flows.parquet, run.parquet equal but for the
-// wall clock. Another seed: different flows.
+// Same seed: the same flows.parquet rows under two run ids of their own
+// and one config_hash, byte-identical files with the id pinned
+// (--run-id), run.parquet equal but for the wall clock and run_id.
+// Another seed: different flows. A report over both runs counts the run
+// once and says so (issue #26).
 func TestRunDeterminism(t *testing.T) {
 	base := t.TempDir()
-	read := func(name string, seed string) ([]byte, analysis.RunRecord) {
+	read := func(name string, seed string, extra ...string) (string, analysis.RunRecord) {
 		dir := filepath.Join(base, name)
-		if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--quiet", "--seed", seed, "--out", dir); code != 0 {
+		args := append([]string{"run", "testdata/small.yaml", "--quiet", "--seed", seed, "--out", dir}, extra...)
+		if code, _, stderr := runCLI(t, args...); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
-		if err != nil {
-			t.Fatal(err)
 		}
 		r, _, err := analysis.ReadRun(filepath.Join(dir, analysis.RunFile))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.WallSeconds = 0
-		return b, r
+		return filepath.Join(dir, analysis.FlowsFile), r
 	}
 	a, ra := read("a", "5")
 	b, rb := read("b", "5")
 	c, _ := read("c", "6")
-	if !bytes.Equal(a, b) {
-		t.Error("same seed: flows.parquet differs")
+	if same, err := analysis.SameRows(a, b); err != nil || !same {
+		t.Errorf("same seed: flows.parquet rows differ (%v)", err)
 	}
-	if ra.Events != rb.Events || ra.MeanSlowdown != rb.MeanSlowdown || ra.P99Slowdown != rb.P99Slowdown || ra.RunID != rb.RunID {
-		t.Errorf("same seed: run records differ beyond the wall clock:\n%+v\n%+v", ra, rb)
+	if ra.RunID == rb.RunID || ra.ConfigHash != rb.ConfigHash || ra.ConfigHash == "" {
+		t.Errorf("same seed: run ids %q, %q (want two), config_hash %q, %q (want one)", ra.RunID, rb.RunID, ra.ConfigHash, rb.ConfigHash)
 	}
-	if bytes.Equal(a, c) {
+	ra.RunID, rb.RunID = "", ""
+	if !reflect.DeepEqual(ra, rb) {
+		t.Errorf("same seed: run records differ beyond the wall clock and run_id:\n%+v\n%+v", ra, rb)
+	}
+	if same, _ := analysis.SameRows(a, c); same {
 		t.Error("different seeds gave identical flows.parquet")
+	}
+	p, _ := read("p", "5", "--run-id", "job-1")
+	q, rq := read("q", "5", "--run-id", "job-1")
+	x, _ := os.ReadFile(p)
+	y, _ := os.ReadFile(q)
+	if rq.RunID != "job-1" || len(x) == 0 || !bytes.Equal(x, y) {
+		t.Errorf("pinned run id: got %q and flows.parquet equal %v, want job-1 and byte-identical files", rq.RunID, bytes.Equal(x, y))
+	}
+	code, stdout, stderr := runCLI(t, "report", filepath.Join(base, "a"), filepath.Join(base, "b"))
+	if want := "dcsim: warning: 1 run directory holds a run read from another directory (same config_hash"; code != 0 || !strings.Contains(stderr, want) ||
+		!strings.Contains(stdout, "1 run in 1 group") {
+		t.Errorf("report of a run twice: exit %d, stderr %q, want the warning %q and 1 run counted:\n%s", code, stderr, want, stdout)
+	}
+	for _, bad := range [][]string{{"run", "testdata/small.yaml", "--run-id", "a b"}, {"run", "testdata/small.yaml", "--run-id", ""}} {
+		if code, _, stderr := runCLI(t, bad...); code != 2 || !strings.HasPrefix(stderr, "dcsim: --run-id: run id") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and one line on --run-id", bad, code, stderr)
+		}
 	}
 }
 

@@ -66,6 +66,15 @@ time per group.`,
 			if len(res.Runs) == 0 {
 				return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), sweep.ErrNoRuns))
 			}
+			if n := len(res.Repeats); n > 0 {
+				// Once, not per directory: a copied sweep repeats hundreds.
+				r, dirs := res.Repeats[0], "1 run directory holds"
+				if n > 1 {
+					dirs = fmt.Sprintf("%d run directories hold", n)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "dcsim: warning: %s a run read from another directory (same config_hash: same scenario and seed); each run is counted once, from its first directory (%s repeats %s)\n",
+					dirs, r.Dir, r.Of)
+			}
 			var keys []string
 			if cmd.Flags().Changed("group-by") {
 				keys = []string{}

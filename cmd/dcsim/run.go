@@ -22,6 +22,7 @@ func newRunCmd() *cobra.Command {
 	var seed int64
 	var out string
 	var quiet bool
+	var runID string
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO]",
 		Short: "run one scenario and print its summary",
@@ -43,6 +44,11 @@ and writes nothing.`,
 			name := "default"
 			if len(args) == 1 {
 				name = args[0]
+			}
+			if cmd.Flags().Changed("run-id") {
+				if err := wiring.CheckRunID(runID); err != nil {
+					return badInput(fmt.Errorf("--run-id: %w", err))
+				}
 			}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
@@ -66,7 +72,7 @@ and writes nothing.`,
 				return badInput(fmt.Errorf("--out: %w", err))
 			}
 			stdout := cmd.OutOrStdout()
-			opt := wiring.Options{Version: version(), Dir: out}
+			opt := wiring.Options{Version: version(), Dir: out, RunID: runID}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
 				if sim.Training() {
@@ -109,6 +115,7 @@ and writes nothing.`,
 	cmd.Flags().Int64Var(&seed, "seed", 1, "the scenario's random seed (same seed and scenario give byte-identical flows.parquet)")
 	cmd.Flags().StringVar(&out, "out", "", "directory for the results (default out/NAME-HASH)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
+	cmd.Flags().StringVar(&runID, "run-id", "", "the run's run_id in every file, e.g. a SLURM job id (default: a fresh UUIDv7; same seed and id give byte-identical files)")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,6 +20,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/sweep"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 func newSweepCmd() *cobra.Command {
@@ -30,6 +32,7 @@ func newSweepCmd() *cobra.Command {
 		dryRun   bool
 		quiet    bool
 		point    int
+		runID    string
 		// pointMemory is --point-memory; 0 is the default.
 		pointMemory sizeFlag
 	)
@@ -103,8 +106,16 @@ Then "dcsim report OUT".`,
 			if out == "" {
 				out = filepath.Join("out", spec.Name)
 			}
+			if cmd.Flags().Changed("run-id") {
+				if !cmd.Flags().Changed("point") {
+					return badInput(errors.New("--run-id needs --point: every point of a sweep is a run with an id of its own"))
+				}
+				if err := wiring.CheckRunID(runID); err != nil {
+					return badInput(fmt.Errorf("--run-id: %w", err))
+				}
+			}
 			if cmd.Flags().Changed("point") {
-				return runOnePoint(cmd, spec.Name, all, point, out, quiet)
+				return runOnePoint(cmd, spec.Name, all, point, out, quiet, runID)
 			}
 			stdout := cmd.OutOrStdout()
 			if dryRun {
@@ -170,6 +181,7 @@ Then "dcsim report OUT".`,
 	f.BoolVar(&force, "force", false, "recompute points whose run.parquet exists")
 	f.BoolVarP(&dryRun, "dry-run", "n", false, "list the points (index, hash, status, swept values) and run nothing")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
+	f.StringVar(&runID, "run-id", "", "with --point: the point's run_id, e.g. a SLURM job id (default: a fresh UUIDv7)")
 	f.IntVar(&point, "point", 0, "run only the point with this index (of the whole sweep, as --dry-run lists), in this process, recomputing it")
 	f.Var(&pointMemory, "point-memory", "memory budget of each point's process, e.g. 8GiB (default: the machine's memory / workers)")
 	return cmd
@@ -198,7 +210,7 @@ func (s *sizeFlag) Set(v string) error {
 // its directory under out, then its summary line on stdout (on a pipe as
 // on a terminal) unless quiet. A point child of a sweep runs this way,
 // with its memory budget and --quiet.
-func runOnePoint(cmd *cobra.Command, sweepName string, all []sweep.Point, index int, out string, quiet bool) error {
+func runOnePoint(cmd *cobra.Command, sweepName string, all []sweep.Point, index int, out string, quiet bool, runID string) error {
 	if index < 0 || index >= len(all) {
 		return badInput(fmt.Errorf("--point: %d is not a point index (the sweep has %d: 0..%d)", index, len(all), len(all)-1))
 	}
@@ -208,7 +220,7 @@ func runOnePoint(cmd *cobra.Command, sweepName string, all []sweep.Point, index 
 		return badInput(fmt.Errorf("--out: %w", err))
 	}
 	applyPointMemory(p, dir)
-	if err := sweep.RunPoint(p, dir, version()); err != nil {
+	if err := sweep.RunPointWithID(p, dir, version(), runID); err != nil {
 		return err
 	}
 	if quiet {

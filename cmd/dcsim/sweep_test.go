@@ -314,7 +314,7 @@ func TestReportBadInput(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	code, _, stderr := runCLI(t, "report", dir, "--group-by", "scheduler,colour")
-	if code != 2 || !strings.Contains(stderr, `group by "colour": no such column (have: run_id, scenario, scheduler`) {
+	if code != 2 || !strings.Contains(stderr, `group by "colour": no such column (have: run_id, config_hash, scenario, scheduler`) {
 		t.Errorf("got exit %d, stderr %q", code, stderr)
 	}
 	// A failed point is noted, not fatal.
