@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -535,5 +536,34 @@ func TestSameRows(t *testing.T) {
 	}
 	if _, err := SameRows(filepath.Join(t.TempDir(), RunFile), a); err == nil {
 		t.Error("SameRows of run.parquet: no error")
+	}
+}
+
+// A run.parquet written before config_hash existed still reads, with an
+// empty config_hash: users' earlier results stay readable.
+func TestReadRunWithoutConfigHash(t *testing.T) {
+	var fields []reflect.StructField
+	for f := range runType.Fields() {
+		if columnName(f) != "config_hash" {
+			fields = append(fields, f)
+		}
+	}
+	old := reflect.New(reflect.StructOf(fields)).Elem()
+	old.FieldByName("RunID").SetString("0123456789abcdef")
+	old.FieldByName("Scenario").SetString("default")
+	path := filepath.Join(t.TempDir(), RunFile)
+	err := WriteFileAtomic(path, func(w io.Writer) error {
+		pw := parquet.NewWriter(w, parquet.SchemaOf(old.Interface()))
+		if err := pw.Write(old.Interface()); err != nil {
+			return err
+		}
+		return pw.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := ReadRun(path)
+	if err != nil || r.RunID != "0123456789abcdef" || r.ConfigHash != "" || r.Scenario != "default" {
+		t.Errorf("got %q %q %q, %v; want the run id, no config_hash, default", r.RunID, r.ConfigHash, r.Scenario, err)
 	}
 }
