@@ -314,14 +314,6 @@ func (g *Group) Label() string {
 	return strings.Join(parts, " ")
 }
 
-// ShortLabel is the values alone, "v1/v2", for legends.
-func (g *Group) ShortLabel() string {
-	if len(g.Keys) == 0 {
-		return "all"
-	}
-	return strings.Join(g.Values, " / ")
-}
-
 // Flows are the stats of the group's in-window flows, every run's in run
 // order, in a new slice.
 func (g *Group) Flows() []analysis.FlowStat {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +18,7 @@ func newReportCmd() *cobra.Command {
 		groupBy string
 		plotTo  string
 		format  string
+		plotOpt sweep.PlotOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
@@ -36,11 +38,19 @@ swept column, and config when runs still differ otherwise; so only runs
 that differ in seed alone are pooled. Iteration times of different
 training workloads are never averaged together.
 
---plot FILE.png or FILE.svg draws p50 and p99 slowdown against flow size,
-the CDF of slowdown, slowdown per group and, for training runs, iteration
-time per group.`,
+--plot FILE.png, FILE.svg or FILE.pdf draws a figure sized for a paper
+(3.5 x 2.6 in per panel): the --series column (default scheduler, else the
+last --group-by column) as lines in one colour-blind-safe colour, marker
+and dash per value across the figure, at most 8; one panel per combination
+of the other grouping columns that vary (the last one across, the others
+down); what all runs share in the title. --plot-kind picks the panels:
+slowdown-by-size (--stat p50, p95, p99 or mean by 5% flow-size bucket;
+the default), cdf, ccdf (the tail: fraction of flows above each slowdown,
+log-log), summary (mean and p99 per series) or iterations (training runs;
+the default when no flow finished in the window).`,
 		Example: `  dcsim report out/storm-cloud
   dcsim report out/a out/b --group-by scheduler,workload.load --plot storm.png
+  dcsim report out/storm-cloud-small --group-by workload,load,scheduler --plot tail.pdf --plot-kind ccdf
   dcsim report out/storm-cloud --format csv > summary.csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -54,9 +64,9 @@ time per group.`,
 			}
 			plotFormat := ""
 			if plotTo != "" {
-				plotFormat = strings.TrimPrefix(strings.ToLower(filepath.Ext(plotTo)), ".")
-				if plotFormat != "png" && plotFormat != "svg" {
-					return badInput(fmt.Errorf("--plot %s: want a .png or .svg file", plotTo))
+				var err error
+				if plotFormat, err = checkPlotPath(plotTo); err != nil {
+					return badInput(fmt.Errorf("--plot %w", err))
 				}
 			}
 			res, err := sweep.Collect(args...)
@@ -88,6 +98,14 @@ time per group.`,
 			if err != nil {
 				return badInput(fmt.Errorf("--group-by: %w", err))
 			}
+			var fig *sweep.Figure
+			if plotTo != "" {
+				// Planned before the report prints: a figure that cannot
+				// be legible is bad input, not a half-done report.
+				if fig, err = sweep.NewFigure(groups, plotOpt); err != nil {
+					return badInput(fmt.Errorf("--plot: %w", err))
+				}
+			}
 			stdout := cmd.OutOrStdout()
 			if format == "csv" {
 				err = sweep.WriteCSV(stdout, groups)
@@ -104,7 +122,7 @@ time per group.`,
 				return err
 			}
 			if plotTo != "" {
-				err := analysis.WriteFileAtomic(plotTo, func(w io.Writer) error { return sweep.Plot(w, plotFormat, groups) })
+				err := analysis.WriteFileAtomic(plotTo, func(w io.Writer) error { return fig.Write(w, plotFormat) })
 				if err != nil {
 					return fmt.Errorf("plot: %w", err)
 				}
@@ -116,7 +134,26 @@ time per group.`,
 		},
 	}
 	cmd.Flags().StringVar(&groupBy, "group-by", "", "comma-separated run.parquet columns to group by (default: everything that differs between runs but the seed; empty: one group)")
-	cmd.Flags().StringVar(&plotTo, "plot", "", "also draw the figures into FILE.png or FILE.svg")
+	cmd.Flags().StringVar(&plotTo, "plot", "", "also draw a figure into FILE.png, FILE.svg or FILE.pdf")
+	cmd.Flags().StringVar(&plotOpt.Kind, "plot-kind", "", "the figure's panels: "+strings.Join(sweep.PlotKinds, ", ")+" (default slowdown-by-size, iterations for training runs)")
+	cmd.Flags().StringVar(&plotOpt.Series, "series", "", "the grouping column drawn as lines inside each panel (default scheduler, else the last --group-by column)")
+	cmd.Flags().StringVar(&plotOpt.Stat, "stat", "p99", "the slowdown statistic of --plot-kind slowdown-by-size: p50, p95, p99 or mean")
 	cmd.Flags().StringVar(&format, "format", "text", "text (tables) or csv (one line per group, full precision)")
 	return cmd
+}
+
+// checkPlotPath checks a --plot path before any work: an image format by
+// its extension, a directory that exists, not a directory itself.
+func checkPlotPath(path string) (format string, err error) {
+	if format, err = sweep.PlotFormat(path); err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return "", fmt.Errorf("%s: is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("%s: directory %s does not exist", path, dir)
+	}
+	return format, nil
 }

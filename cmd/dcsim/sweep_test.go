@@ -269,8 +269,8 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 
-	// Plots in both formats.
-	for _, name := range []string{"fig.png", "fig.svg"} {
+	// Plots in the three formats.
+	for _, name := range []string{"fig.png", "fig.svg", "fig.pdf"} {
 		path := filepath.Join(t.TempDir(), name)
 		code, stdout, stderr := runCLI(t, "report", out, "--plot", path)
 		if code != 0 || !strings.Contains(stdout, "plot in "+path) {
@@ -284,14 +284,24 @@ func TestReportCommand(t *testing.T) {
 			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
-		} else if !bytes.Contains(b, []byte("<svg")) {
+		} else if strings.HasSuffix(name, ".svg") && !bytes.Contains(b, []byte("<svg")) {
 			t.Errorf("%s is not SVG", name)
+		} else if strings.HasSuffix(name, ".pdf") && !bytes.HasPrefix(b, []byte("%PDF")) {
+			t.Errorf("%s is not PDF", name)
 		}
+	}
+	// A figure that cannot be legible is refused before the report
+	// prints anything.
+	code, stdout, stderr = runCLI(t, "report", out, "--plot", filepath.Join(t.TempDir(), "x.png"), "--series", "colour")
+	if code != 2 || stdout != "" || stderr != "dcsim: --plot: plot series \"colour\": not a grouping column (grouped by scheduler, cc)\n" {
+		t.Errorf("--series colour: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 
 func TestReportBadInput(t *testing.T) {
 	empty := t.TempDir()
+	plotDir := filepath.Join(t.TempDir(), "figs.png")
+	os.Mkdir(plotDir, 0o755)
 	cases := []struct {
 		args []string
 		want string
@@ -299,12 +309,16 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"report"}, "requires at least 1 arg"},
 		{[]string{"report", filepath.Join(empty, "nope")}, "no such file or directory"},
 		{[]string{"report", empty}, "no complete run"},
-		{[]string{"report", empty, "--plot", "x.gif"}, "--plot x.gif: want a .png or .svg file"},
+		{[]string{"report", empty, "--plot", "x.gif"}, "--plot x.gif: want a .png, .svg or .pdf file"},
+		// The plot path is checked before any work (issue #27 item 9):
+		// with no run under the directory at all, it is what is named.
+		{[]string{"report", empty, "--plot", filepath.Join(empty, "nodir", "x.png")}, "--plot " + filepath.Join(empty, "nodir", "x.png") + ": directory " + filepath.Join(empty, "nodir") + " does not exist"},
+		{[]string{"report", empty, "--plot", plotDir}, "--plot " + plotDir + ": is a directory"},
 		{[]string{"report", empty, "--format", "json"}, "--format \"json\": want text or csv"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)
-		if code != 2 || !strings.Contains(stderr, c.want) {
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: got exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
