@@ -534,3 +534,69 @@ func TestLogTicks(t *testing.T) {
 		}
 	}
 }
+
+// The per-size CSV has a row per group and bucket, equal to the text
+// report's buckets; the ratio view divides each group's statistics by
+// its baseline's in the same other columns (issue #26).
+func TestSizeCSVAndRatios(t *testing.T) {
+	res := &Results{}
+	for _, load := range []float64{0.5, 0.8} {
+		for k, sched := range []string{"fair", "storm"} {
+			res.Runs = append(res.Runs, synthetic("w", load, sched, float64(2-k)*load))
+		}
+	}
+	res.Runs = append(res.Runs, synthetic("w", 0.9, "storm", 1)) // no fair at 0.9
+	groups, err := res.Group([]string{"load", "scheduler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteSizeCSV(&buf, groups); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"load", "scheduler", "size_percentile", "min_size_bytes", "max_size_bytes", "finished", "unfinished", "below_one", "mean_slowdown", "p50_slowdown", "p95_slowdown", "p99_slowdown"}
+	if !slices.Equal(recs[0], want) || len(recs) != 1+5*20 {
+		t.Fatalf("got header %v and %d rows, want %v and 100", recs[0], len(recs)-1, want)
+	}
+	b := groups[0].Analysis.Buckets[3]
+	if got := recs[4]; got[0] != "0.5" || got[1] != "fair" || got[2] != strconv.Itoa(b.Percent) || got[4] != strconv.FormatInt(b.MaxSize, 10) ||
+		got[11] != strconv.FormatFloat(b.P99, 'g', -1, 64) {
+		t.Errorf("row 4: got %v, want bucket %+v", got, b)
+	}
+
+	base, err := ParseBaseline("scheduler=fair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := FormatRatios(&buf, groups, base); err != nil {
+		t.Fatal(err)
+	}
+	ratio := groups[1].Analysis.Overall.Mean / groups[0].Analysis.Overall.Mean
+	for _, want := range []string{"ratio to scheduler=fair in the same group", "0.5   storm      " + strconv.FormatFloat(ratio, 'f', 2, 64),
+		"0.9   storm      (no scheduler=fair group with the same other values)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("ratios lack %q:\n%s", want, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "fair  ") {
+		t.Errorf("ratios list the baseline itself:\n%s", buf.String())
+	}
+	for s, want := range map[string]string{
+		"scheduler":      `baseline "scheduler": want column=value, e.g. scheduler=fair`,
+		"cc=dcqcn":       "baseline cc=dcqcn: cc is not a grouping column (grouped by load, scheduler)",
+		"scheduler=pias": "baseline scheduler=pias: no group has it (scheduler: fair, storm)",
+	} {
+		b, err := ParseBaseline(s)
+		if err == nil {
+			err = b.Check(groups)
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", s, err, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,10 +16,12 @@ import (
 
 func newReportCmd() *cobra.Command {
 	var (
-		groupBy string
-		plotTo  string
-		format  string
-		plotOpt sweep.PlotOptions
+		groupBy  string
+		plotTo   string
+		format   string
+		plotOpt  sweep.PlotOptions
+		perSize  bool
+		baseline string
 	)
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
@@ -51,7 +54,9 @@ the default when no flow finished in the window).`,
 		Example: `  dcsim report out/storm-cloud
   dcsim report out/a out/b --group-by scheduler,workload.load --plot storm.png
   dcsim report out/storm-cloud-small --group-by workload,load,scheduler --plot tail.pdf --plot-kind ccdf
-  dcsim report out/storm-cloud --format csv > summary.csv`,
+  dcsim report out/storm-cloud --format csv > summary.csv
+  dcsim report out/storm-cloud --format csv --per-size > by-size.csv
+  dcsim report out/storm-cloud-small --group-by workload,load,scheduler --baseline scheduler=fair`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &flagError{fmt.Errorf("requires at least 1 arg(s), only received 0")}
@@ -61,6 +66,19 @@ the default when no flow finished in the window).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "csv" {
 				return badInput(fmt.Errorf("--format %q: want text or csv", format))
+			}
+			if perSize && format != "csv" {
+				return badInput(errors.New("--per-size goes with --format csv (the text report has the per-size tables)"))
+			}
+			var base sweep.Baseline
+			if cmd.Flags().Changed("baseline") {
+				if format != "text" {
+					return badInput(errors.New("--baseline is a text view; with --format csv, divide the columns"))
+				}
+				var err error
+				if base, err = sweep.ParseBaseline(baseline); err != nil {
+					return badInput(fmt.Errorf("--%w", err))
+				}
 			}
 			plotFormat := ""
 			if plotTo != "" {
@@ -98,6 +116,11 @@ the default when no flow finished in the window).`,
 			if err != nil {
 				return badInput(fmt.Errorf("--group-by: %w", err))
 			}
+			if base.Key != "" {
+				if err := base.Check(groups); err != nil {
+					return badInput(fmt.Errorf("--%w", err))
+				}
+			}
 			var fig *sweep.Figure
 			if plotTo != "" {
 				// Planned before the report prints: a figure that cannot
@@ -108,12 +131,19 @@ the default when no flow finished in the window).`,
 			}
 			stdout := cmd.OutOrStdout()
 			if format == "csv" {
-				err = sweep.WriteCSV(stdout, groups)
+				if perSize {
+					err = sweep.WriteSizeCSV(stdout, groups)
+				} else {
+					err = sweep.WriteCSV(stdout, groups)
+				}
 				for _, d := range res.Failed {
 					fmt.Fprintf(cmd.ErrOrStderr(), "note: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
 				}
 			} else {
 				err = sweep.FormatGroups(stdout, groups)
+				if err == nil && base.Key != "" {
+					err = sweep.FormatRatios(stdout, groups, base)
+				}
 				for _, d := range res.Failed {
 					fmt.Fprintf(stdout, "\nnote: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
 				}
@@ -134,6 +164,8 @@ the default when no flow finished in the window).`,
 		},
 	}
 	cmd.Flags().StringVar(&groupBy, "group-by", "", "comma-separated run.parquet columns to group by (default: everything that differs between runs but the seed; empty: one group)")
+	cmd.Flags().BoolVar(&perSize, "per-size", false, "with --format csv: one line per group and 5% flow-size bucket, the rows behind the slowdown-by-size curves")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "COLUMN=VALUE, e.g. scheduler=fair: also print every other group's slowdown as ratios to the group that differs from it in COLUMN alone")
 	cmd.Flags().StringVar(&plotTo, "plot", "", "also draw a figure into FILE.png, FILE.svg or FILE.pdf")
 	cmd.Flags().StringVar(&plotOpt.Kind, "plot-kind", "", "the figure's panels: "+strings.Join(sweep.PlotKinds, ", ")+" (default slowdown-by-size, iterations for training runs)")
 	cmd.Flags().StringVar(&plotOpt.Series, "series", "", "the grouping column drawn as lines inside each panel (default scheduler, else the last --group-by column)")

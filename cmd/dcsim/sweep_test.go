@@ -269,6 +269,16 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 
+	// The rows behind the curves, and the ratio view.
+	code, stdout, stderr = runCLI(t, "report", out, "--group-by", "scheduler", "--format", "csv", "--per-size")
+	if recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll(); code != 0 || err != nil || len(recs) != 1+2*20 || recs[0][1] != "size_percentile" {
+		t.Errorf("--per-size: exit %d, %v, %d rows: %s", code, err, len(recs), stderr)
+	}
+	code, stdout, stderr = runCLI(t, "report", out, "--group-by", "scheduler", "--baseline", "scheduler=fair")
+	if code != 0 || !strings.Contains(stdout, "ratio to scheduler=fair in the same group") || !strings.Contains(stdout, "\nfair-message  ") {
+		t.Errorf("--baseline: exit %d: %s\n%s", code, stderr, stdout)
+	}
+
 	// Plots in the three formats.
 	for _, name := range []string{"fig.png", "fig.svg", "fig.pdf"} {
 		path := filepath.Join(t.TempDir(), name)
@@ -315,6 +325,9 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"report", empty, "--plot", filepath.Join(empty, "nodir", "x.png")}, "--plot " + filepath.Join(empty, "nodir", "x.png") + ": directory " + filepath.Join(empty, "nodir") + " does not exist"},
 		{[]string{"report", empty, "--plot", plotDir}, "--plot " + plotDir + ": is a directory"},
 		{[]string{"report", empty, "--format", "json"}, "--format \"json\": want text or csv"},
+		{[]string{"report", empty, "--per-size"}, "--per-size goes with --format csv"},
+		{[]string{"report", empty, "--format", "csv", "--baseline", "scheduler=fair"}, "--baseline is a text view"},
+		{[]string{"report", empty, "--baseline", "fair"}, `--baseline "fair": want column=value`},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)
@@ -327,14 +340,18 @@ func TestReportBadInput(t *testing.T) {
 	if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--set", "duration=50us", "--out", dir, "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
-	code, _, stderr := runCLI(t, "report", dir, "--group-by", "scheduler,colour")
+	code, stdout, stderr := runCLI(t, "report", dir, "--group-by", "scheduler,colour")
 	if code != 2 || !strings.Contains(stderr, `group by "colour": no such column (have: run_id, config_hash, scenario, scheduler`) {
 		t.Errorf("got exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "report", dir, "--baseline", "scheduler=srpt")
+	if code != 2 || stdout != "" || stderr != "dcsim: --baseline scheduler=srpt: no group has it (scheduler: fair)\n" {
+		t.Errorf("--baseline scheduler=srpt: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// A failed point is noted, not fatal.
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "sub", sweep.ErrorFile), []byte("x"), 0o644)
-	code, stdout, _ := runCLI(t, "report", dir)
+	code, stdout, _ = runCLI(t, "report", dir)
 	if code != 0 || !strings.Contains(stdout, "note: failed point, not reported") {
 		t.Errorf("got exit %d, stdout\n%s", code, stdout)
 	}
