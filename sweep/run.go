@@ -52,6 +52,9 @@ type Status struct {
 	Running int
 	Done    int // finished successfully in this Run
 	Failed  int
+	// Finished is the point whose end (done or failed) this change of
+	// Status reports, nil for other changes: a log line per point.
+	Finished *Outcome
 }
 
 // Pending is the number of points neither finished, failed nor skipped.
@@ -121,6 +124,7 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 		if opt.Progress != nil {
 			opt.Progress(sum.Status)
 		}
+		sum.Finished = nil
 	}
 	report(func(*Status) {})
 
@@ -143,6 +147,7 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 				o.Err, o.Wall = err, time.Since(t0)
 				report(func(s *Status) {
 					s.Running--
+					s.Finished = o
 					if err != nil {
 						s.Failed++
 					} else {

@@ -21,6 +21,8 @@ type Progress struct {
 	Events      uint64
 	FlowsPosted int64
 	FlowsDone   int64
+	BytesPosted int64 // sizes of the flows posted and done: what a drain has left
+	BytesDone   int64
 	Draining    bool
 	// Training is the progress of training workloads (zero without).
 	Training TrainingProgress
@@ -118,7 +120,8 @@ func (s *Sim) Run(opt Options) *Result {
 	report := func(draining bool) {
 		if opt.Progress != nil {
 			opt.Progress(Progress{SimTime: eng.Now(), Duration: dur, Events: eng.Events(),
-				FlowsPosted: k.MessagesPosted, FlowsDone: k.MessagesDone, Draining: draining,
+				FlowsPosted: k.MessagesPosted, FlowsDone: k.MessagesDone, BytesPosted: k.BytesPosted, BytesDone: k.BytesDone,
+				Draining: draining,
 				Training: s.trainingProgress()})
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -270,5 +272,29 @@ func TestVersionStamped(t *testing.T) {
 	code, stdout, _ := runCLI(t, "version")
 	if code != 0 || !strings.HasPrefix(stdout, "dcsim v1.2.3 (go") {
 		t.Errorf("got exit %d, %q; want 0 and dcsim v1.2.3 (go...)", code, stdout)
+	}
+}
+
+// A class-tagging scheduler run outside its study set-up gets a one-line
+// note on stderr, none with --quiet; the progress text keeps one style
+// (issue #26).
+func TestStudyNoteAndProgressText(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--set", "nic.scheduler=storm", "--set", "duration=50us", "--out", filepath.Join(dir, "a"))
+	want := "dcsim: note: nic.scheduler=storm was studied with switch.discipline=strict and nic.qp_mapping=per-pair (the built-ins storm-cloud and storm-80); this run has switch.discipline=rr and nic.qp_mapping=per-flow\n"
+	if code != 0 || stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+	}
+	if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--set", "nic.scheduler=storm", "--set", "duration=50us", "--out", filepath.Join(dir, "b"), "-q"); code != 0 || stderr != "" {
+		t.Errorf("--quiet: exit %d, stderr %q", code, stderr)
+	}
+	p := wiring.Progress{SimTime: 6200 * engine.Microsecond, Duration: 5 * engine.Millisecond, FlowsPosted: 3767, FlowsDone: 3730,
+		BytesPosted: 90_000_000, BytesDone: 77_700_000, Draining: true}
+	if got, want := progressText(p, 1.23e6), "draining: 37 flows (12.3MB) unfinished of 3767, at 6.20 ms, 1.2 M events/s"; got != want {
+		t.Errorf("draining: got %q, want %q", got, want)
+	}
+	p.SimTime, p.Draining = 1300*engine.Microsecond, false
+	if got, want := progressText(p, 2e6), "arrivals: 1.30 of 5.00 ms, 37 flows (12.3MB) unfinished of 3767, 2.0 M events/s"; got != want {
+		t.Errorf("arrivals: got %q, want %q", got, want)
 	}
 }

@@ -65,6 +65,9 @@ and writes nothing.`,
 				return badInput(err)
 			}
 			printWarnings(cmd.ErrOrStderr(), s)
+			if note := s.StudyNote(); note != "" && !quiet {
+				fmt.Fprintln(cmd.ErrOrStderr(), "dcsim: note: "+note)
+			}
 			if out == "" {
 				out = s.DefaultDir()
 			}
@@ -132,14 +135,50 @@ func newProgress(w io.Writer, dur engine.Time) *progressbar.ProgressBar {
 
 var progressStart = time.Now()
 
+// drainFrom is the number of flows unfinished when the drain began: the
+// bar's length from then on; -1 before.
+var drainFrom int64 = -1
+
+// updateProgress moves the bar over simulated time while flows arrive,
+// then, draining, over the flows unfinished when the drain began, so that
+// a long drain (a third of a storm-80 run) shows the flows and bytes left
+// going down rather than a bar stuck at 100%.
 func updateProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 	rate := float64(p.Events) / time.Since(progressStart).Seconds()
-	phase := "arrivals"
-	if p.Draining {
-		phase = "draining"
+	if !p.Draining {
+		bar.Describe(progressText(p, rate))
+		_ = bar.Set64(min(p.SimTime, p.Duration).Nanoseconds())
+		return
 	}
-	bar.Describe(fmt.Sprintf("%s %v, %.2gM events/s, flows %d/%d", phase, p.SimTime, rate/1e6, p.FlowsDone, p.FlowsPosted))
-	_ = bar.Set64(min(p.SimTime, p.Duration).Nanoseconds())
+	left := p.FlowsPosted - p.FlowsDone
+	if drainFrom < 0 {
+		// A bar at its end ignores Set64 (progressbar stops counting at
+		// max): reset it, so the drain counts from 0 (and its clock from
+		// the drain's start).
+		bar.Reset()
+		drainFrom = max(left, 1)
+		bar.ChangeMax64(drainFrom)
+	}
+	bar.Describe(progressText(p, rate))
+	_ = bar.Set64(max(0, drainFrom-left))
+}
+
+// progressText is the bar's description, in one style: times in ms (us
+// for runs under 1 ms) with two decimals, sizes as HumanSize, rates in
+// millions per second.
+func progressText(p wiring.Progress, eventsPerSecond float64) string {
+	unit, scale := "ms", float64(engine.Millisecond)
+	if p.Duration < engine.Millisecond {
+		unit, scale = "us", float64(engine.Microsecond)
+	}
+	at := func(t engine.Time) string { return strconv.FormatFloat(float64(t)/scale, 'f', 2, 64) }
+	rate := strconv.FormatFloat(eventsPerSecond/1e6, 'f', 1, 64) + " M events/s"
+	if p.Draining {
+		return fmt.Sprintf("draining: %d flows (%s) unfinished of %d, at %s %s, %s", p.FlowsPosted-p.FlowsDone,
+			analysis.HumanSize(p.BytesPosted-p.BytesDone), p.FlowsPosted, at(p.SimTime), unit, rate)
+	}
+	return fmt.Sprintf("arrivals: %s of %s %s, %d flows (%s) unfinished of %d, %s", at(p.SimTime), at(p.Duration), unit,
+		p.FlowsPosted-p.FlowsDone, analysis.HumanSize(p.BytesPosted-p.BytesDone), p.FlowsPosted, rate)
 }
 
 // newTrainingProgress is a bar over training iterations: a training run's
@@ -159,7 +198,8 @@ func updateTrainingProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 	t := p.Training
 	bar.ChangeMax(max(t.Iterations, 1))
 	rate := float64(p.Events) / time.Since(progressStart).Seconds()
-	bar.Describe(fmt.Sprintf("iterations %d/%d, collectives done %d, simulated %v, %.2gM events/s, flows %d/%d",
-		t.IterationsDone, t.Iterations, t.CollectivesDone, p.SimTime, rate/1e6, p.FlowsDone, p.FlowsPosted))
+	bar.Describe(fmt.Sprintf("iterations %d/%d, collectives done %d, at %s ms, %s M events/s, flows %d/%d",
+		t.IterationsDone, t.Iterations, t.CollectivesDone, strconv.FormatFloat(float64(p.SimTime)/float64(engine.Millisecond), 'f', 2, 64),
+		strconv.FormatFloat(rate/1e6, 'f', 1, 64), p.FlowsDone, p.FlowsPosted))
 	_ = bar.Set(t.IterationsDone)
 }

@@ -141,7 +141,13 @@ Then "dcsim report OUT".`,
 				opt.RunPoint = pointRunner(args[0], out, version(), mem)
 			}
 			var bar *progressbar.ProgressBar
-			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+			f, isFile := cmd.ErrOrStderr().(*os.File)
+			switch {
+			case quiet:
+			case !isFile || !term.IsTerminal(int(f.Fd())):
+				// A log or a pipe: no bar redrawn in place, a line per point.
+				opt.Progress = pointLines(cmd.ErrOrStderr(), spec.Name)
+			default:
 				opt.Progress = func(s sweep.Status) {
 					if bar == nil {
 						if s.Total == s.Skipped {
@@ -246,6 +252,27 @@ func pointSummary(r *analysis.RunRecord) string {
 		s += fmt.Sprintf(", slowdown mean %.3f p99 %.3f", r.MeanSlowdown, r.P99Slowdown)
 	}
 	return s + fmt.Sprintf(", in %.1f s", r.WallSeconds)
+}
+
+// pointLines reports each point as it ends, on a line of its own: a
+// sweep on a pipe or in a log, where no bar is drawn, shows its progress.
+func pointLines(w io.Writer, name string) func(sweep.Status) {
+	return func(s sweep.Status) {
+		o := s.Finished
+		if o == nil {
+			return
+		}
+		n := fmt.Sprintf("%d of %d", s.Done+s.Failed, s.Total-s.Skipped)
+		if o.Err != nil {
+			fmt.Fprintf(w, "sweep %s: point %d (%s) failed, %s: %v (see %s)\n", name, o.Point.Index, o.Point.Label(), n, o.Err, filepath.Join(o.Dir, sweep.ErrorFile))
+			return
+		}
+		summary := fmt.Sprintf("in %.1f s", o.Wall.Seconds())
+		if run, _, err := analysis.ReadRun(filepath.Join(o.Dir, analysis.RunFile)); err == nil {
+			summary = pointSummary(&run)
+		}
+		fmt.Fprintf(w, "sweep %s: point %d (%s) done, %s: %s\n", name, o.Point.Index, o.Point.Label(), n, summary)
+	}
 }
 
 func newSweepProgress(w io.Writer, total int) *progressbar.ProgressBar {

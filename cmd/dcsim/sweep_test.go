@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,8 +84,21 @@ func TestSweepCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep: exit %d, stderr %q", code, stderr)
 	}
-	if !strings.Contains(stdout, "4 ran, 0 skipped") || stderr != "" {
-		t.Errorf("sweep printed\n%s\nand on stderr %q; want 4 ran and a quiet stderr (not a terminal)", stdout, stderr)
+	if !strings.Contains(stdout, "4 ran, 0 skipped") {
+		t.Errorf("sweep printed\n%s\nwant 4 ran", stdout)
+	}
+	// Not a terminal: a line per point as it ends, not a bar (issue #26).
+	pts := loadPoints(t, sw)
+	lines = strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	slices.Sort(lines) // two workers: any order
+	for i, p := range pts {
+		want := fmt.Sprintf("sweep cli: point %d (%s) done, ", p.Index, p.Label())
+		if i >= len(lines) || !strings.HasPrefix(lines[i], want) || !strings.Contains(lines[i], " of 4: simulated ") {
+			t.Errorf("stderr line %d: want %q... of 4: simulated ...; stderr:\n%s", i, want, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "sweep", sw, "--out", t.TempDir(), "--quiet"); code != 0 || stderr != "" {
+		t.Errorf("--quiet: exit %d, stderr %q, want nothing", code, stderr)
 	}
 	runs, _ := filepath.Glob(filepath.Join(out, "*", analysis.RunFile))
 	if len(runs) != 4 {
