@@ -54,24 +54,11 @@ func notebookQueries(t *testing.T) []string {
 func notebookKeys(t *testing.T, e *env, qs []string, out string) []string {
 	t.Helper()
 	quote := func(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
-	rows, err := e.db.Query(strings.ReplaceAll(qs[0], "{OUT}", out))
-	if err != nil {
-		t.Fatalf("notebook query 0 (the run columns): %v", err)
+	describe, ok := strings.CutPrefix(strings.TrimSpace(strings.ReplaceAll(qs[0], "{OUT}", out)), "DESCRIBE ")
+	if !ok {
+		t.Fatalf("notebook query 0 is not a DESCRIBE of the run files: %s", qs[0])
 	}
-	var columns []string
-	cols, _ := rows.Columns()
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		columns = append(columns, vals[0].(string))
-	}
-	rows.Close()
+	_, columns := e.columnTypes(t, describe)
 	keys := []string{"scheduler", "cc"}
 	for _, c := range columns {
 		if strings.Contains(c, ".") && c != "nic.scheduler" && c != "cc.algorithm" {
