@@ -39,7 +39,15 @@ default groups by everything that differs between the runs but the seed:
 scheduler, cc, then scenario, workload and load where they differ, every
 swept column, and config when runs still differ otherwise; so only runs
 that differ in seed alone are pooled. Iteration times of different
-training workloads are never averaged together.
+training workloads are never averaged together. A run found in two
+directories (the same config_hash: scenario and seed) is counted once,
+from the first, with one warning.
+
+--format csv prints a line per group; with --per-size, a line per group
+and 5% flow-size bucket (the rows behind the slowdown-by-size curves).
+--baseline COLUMN=VALUE (scheduler=fair) adds a table of every other
+group's mean/p50/p95/p99 as ratios to the group that differs from it in
+COLUMN alone.
 
 --plot FILE.png, FILE.svg or FILE.pdf draws a figure sized for a paper
 (3.5 x 2.6 in per panel): the --series column (default scheduler, else the
