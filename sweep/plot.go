@@ -319,6 +319,9 @@ func constantsTitle(groups []*Group, keys []string, series int, facets []int) st
 				val = v
 			}
 		}
+		if val == "-" || val == "" { // a column these runs lack (the load of training runs)
+			return
+		}
 		seen[short] = true
 		switch col {
 		case "scenario", "workload", "cc":
