@@ -147,6 +147,18 @@ func TestSweepPointSummary(t *testing.T) {
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Errorf("--quiet: got exit %d, stdout %q, stderr %q; want 0 and nothing", code, stdout, stderr)
 	}
+	// --run-id pins the point's run_id (a SLURM job id); a whole sweep,
+	// whose points each need an id of their own, refuses it.
+	if code, _, stderr := runCLI(t, "sweep", sw, "--out", out, "--point", "3", "--run-id", "job-7", "-q"); code != 0 {
+		t.Fatalf("--run-id: exit %d: %s", code, stderr)
+	}
+	if r, _, err := analysis.ReadRun(filepath.Join(sweep.Dir(out, &pts[3]), analysis.RunFile)); err != nil || r.RunID != "job-7" || r.ConfigHash != pts[3].Hash {
+		t.Errorf("--run-id job-7: run_id %q, config_hash %q (%v); want job-7, %s", r.RunID, r.ConfigHash, err, pts[3].Hash)
+	}
+	code, _, stderr = runCLI(t, "sweep", sw, "--out", out, "--run-id", "job-7")
+	if want := "dcsim: --run-id needs --point: every point of a sweep is a run with an id of its own\n"; code != 2 || stderr != want {
+		t.Errorf("sweep --run-id: exit %d, stderr %q, want 2 and %q", code, stderr, want)
+	}
 }
 
 // Bad sweep input exits 2 with one line naming file:line, and writes
