@@ -39,7 +39,10 @@
 // Every file is written atomically (WriteFileAtomic: a temporary file in
 // the same directory, fsync, rename; on error nothing is left behind),
 // compressed with zstd at its default level, with created_by "dcsim" and no
-// timestamp, so the same records always give byte-identical files. A
+// timestamp, so the same records always give byte-identical files. Every
+// row carries its run's run_id, unique per run (a UUIDv7 unless pinned,
+// wiring.Options.RunID): two runs of one scenario and seed give files that
+// differ in run_id alone, and SameRows compares them so. A
 // Stream (FlowStream, SampleStream) writes a file while a run goes on, in
 // batches, and gives the bytes that writing every row at once gives: it
 // hands the writer whole multiples of 64 rows, where parquet-go may end a
@@ -50,7 +53,7 @@
 // flows.parquet, one row per message (FlowRecord):
 //
 //	column               type     unit   meaning
-//	run_id               string          the run (hash of the resolved scenario)
+//	run_id               string          the run: unique per run (run.parquet's config_hash names its scenario)
 //	flow_id              int64           message id, unique within the run
 //	generator            string          workload generator that made it (e.g. cloud, incast, simai)
 //	tag                  string          workload-defined label (e.g. collective and step); may be empty
@@ -128,7 +131,9 @@
 // run.parquet, one row per run (RunRecord), written last: its presence
 // marks the run complete. The pinned columns come first, in this order:
 //
-//	run_id               string
+//	run_id               string          unique per run: join the other files on it
+//	config_hash          string          the resolved scenario, seed included (Scenario.Hash;
+//	                                     a sweep point's directory): equal for repeats of a run
 //	scenario             string          scenario name
 //	scheduler            string          nic.scheduler (fair, srpt, pias, storm, ...)
 //	cc                   string          cc.algorithm (none, dcqcn, hpcc, timely, dctcp)

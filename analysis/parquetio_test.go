@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -455,8 +456,8 @@ func TestSetFinish(t *testing.T) {
 
 func TestRunColumns(t *testing.T) {
 	got := RunColumns()
-	if len(got) != 25 || got[0] != "run_id" || got[24] != "counters" {
-		t.Errorf("RunColumns() = %v, want 25 columns from run_id to counters", got)
+	if len(got) != 26 || got[0] != "run_id" || got[1] != "config_hash" || got[25] != "counters" {
+		t.Errorf("RunColumns() = %v, want 26 columns from run_id, config_hash to counters", got)
 	}
 }
 
@@ -506,5 +507,63 @@ func TestAnalyzePartsEqualsConcatenation(t *testing.T) {
 	got := AnalyzeParts(parts, 5, 20)
 	if diff := cmp.Diff(want, got, cmpopts.EquateNaNs()); diff != "" {
 		t.Fatalf("AnalyzeParts differs (-concatenated +parts):\n%s", diff)
+	}
+}
+
+// Two files of one run's rows under different run ids, NaN samples
+// included, are the same rows; another value is not.
+func TestSameRows(t *testing.T) {
+	rows := func(id string, v float64) []SampleRecord {
+		return []SampleRecord{{RunID: id, TimeNs: 1, Metric: "m", Value: math.NaN()}, {RunID: id, TimeNs: 2, Metric: "m", Value: v}}
+	}
+	write := func(dir string, r []SampleRecord) string {
+		path := filepath.Join(dir, SamplesFile)
+		if err := WriteSamples(path, r); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write(t.TempDir(), rows("0190a1b2-0000-7000-8000-000000000001", 3))
+	for _, tc := range []struct {
+		id   string
+		v    float64
+		same bool
+	}{{"another-id", 3, true}, {"another-id", 4, false}} {
+		same, err := SameRows(a, write(t.TempDir(), rows(tc.id, tc.v)))
+		if err != nil || same != tc.same {
+			t.Errorf("run id %s, value %v: got same %v (%v), want %v", tc.id, tc.v, same, err, tc.same)
+		}
+	}
+	if _, err := SameRows(filepath.Join(t.TempDir(), RunFile), a); err == nil {
+		t.Error("SameRows of run.parquet: no error")
+	}
+}
+
+// A run.parquet written before config_hash existed still reads, with an
+// empty config_hash: users' earlier results stay readable.
+func TestReadRunWithoutConfigHash(t *testing.T) {
+	var fields []reflect.StructField
+	for f := range runType.Fields() {
+		if columnName(f) != "config_hash" {
+			fields = append(fields, f)
+		}
+	}
+	old := reflect.New(reflect.StructOf(fields)).Elem()
+	old.FieldByName("RunID").SetString("0123456789abcdef")
+	old.FieldByName("Scenario").SetString("default")
+	path := filepath.Join(t.TempDir(), RunFile)
+	err := WriteFileAtomic(path, func(w io.Writer) error {
+		pw := parquet.NewWriter(w, parquet.SchemaOf(old.Interface()))
+		if err := pw.Write(old.Interface()); err != nil {
+			return err
+		}
+		return pw.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := ReadRun(path)
+	if err != nil || r.RunID != "0123456789abcdef" || r.ConfigHash != "" || r.Scenario != "default" {
+		t.Errorf("got %q %q %q, %v; want the run id, no config_hash, default", r.RunID, r.ConfigHash, r.Scenario, err)
 	}
 }

@@ -88,7 +88,12 @@ type SampleRecord struct {
 // swept parameters of a sweep point follow them as extra columns (see
 // WriteRun). The slowdown statistics are clamped at 1.
 type RunRecord struct {
-	RunID          string           `parquet:"run_id"`
+	RunID string `parquet:"run_id"`
+	// ConfigHash names the resolved scenario, seed included: 16 hex
+	// digits of the SHA-256 of its scenario.yaml, a sweep point's
+	// directory name. Equal for two runs of one scenario and seed, which
+	// write the same results under different run ids.
+	ConfigHash     string           `parquet:"config_hash"`
 	Scenario       string           `parquet:"scenario"`
 	Scheduler      string           `parquet:"scheduler"`
 	CC             string           `parquet:"cc"`

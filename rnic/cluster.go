@@ -142,6 +142,8 @@ type Counters struct {
 	RTOs            int64
 	MessagesPosted  int64
 	MessagesDone    int64
+	BytesPosted     int64 // Size of the messages posted, for progress: what a drain has left
+	BytesDone       int64 // Size of the messages done
 	ControlPackets  int64
 	ControlBytes    int64
 	QPsOpened       int64

@@ -14,6 +14,7 @@ import (
 
 func (h *Host) post(m *Message) {
 	h.c.Counters.MessagesPosted++
+	h.c.Counters.BytesPosted += m.Size
 	h.enqueue(h.qpFor(m), m)
 }
 
@@ -207,6 +208,7 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 			m.Finished = now
 			if m.Verb != rocev2.ReadResponse { // a responder's own work is not a workload's WQE
 				c.Counters.MessagesDone++
+				c.Counters.BytesDone += m.Size
 				if m.Ext != nil && m.Ext.OnDone != nil {
 					m.Ext.OnDone(m)
 				}

@@ -684,3 +684,28 @@ func TestNoEffectKnobsAtDefaults(t *testing.T) {
 		}
 	}
 }
+
+// A class-tagging scheduler on round-robin switches or per-flow QPs gets
+// a note naming the study set-up; the study built-ins and fair sharing
+// get none (issue #26).
+func TestStudyNote(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sets []string
+		want string
+	}{
+		{"default", []string{"nic.scheduler=storm"}, "nic.scheduler=storm was studied with switch.discipline=strict and nic.qp_mapping=per-pair (the built-ins storm-cloud and storm-80); this run has switch.discipline=rr and nic.qp_mapping=per-flow"},
+		{"default", []string{"nic.scheduler=srpt", "switch.discipline=strict"}, "nic.scheduler=srpt was studied with switch.discipline=strict and nic.qp_mapping=per-pair (the built-ins storm-cloud and storm-80); this run has nic.qp_mapping=per-flow"},
+		{"default", nil, ""},
+		{"storm-80", nil, ""},
+		{"storm-cloud", []string{"nic.scheduler=pias"}, ""},
+	} {
+		s, err := Load(tc.name, tc.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.StudyNote(); got != tc.want {
+			t.Errorf("%s %v: got %q, want %q", tc.name, tc.sets, got, tc.want)
+		}
+	}
+}

@@ -44,10 +44,11 @@
 // number, '1' stays a string and [1, 2] a list.
 //
 // A point's directory is OUT/HASH, where HASH is the resolved scenario's
-// Hash (16 hex digits of the SHA-256 of its full YAML, which also names
-// the run_id). It depends on the scenario alone, not on the sweep file,
-// the point's index or the dcsim version, so a re-run, a reordered sweep,
-// or another sweep with the same point finds the point done. Two points
+// Hash (16 hex digits of the SHA-256 of its full YAML, run.parquet's
+// config_hash; the run_id is unique per run). It depends on the scenario
+// alone, not on the sweep file, the point's index or the dcsim version, so
+// a re-run, a reordered sweep, or another sweep with the same point finds
+// the point done. Two points
 // of one sweep that resolve to the same scenario (a swept knob of a
 // plugin that is not selected, say) are an error.
 //
@@ -115,13 +116,32 @@
 // the seed (the config column hashes the resolved scenario for what no
 // column shows), and a group never averages the iteration times of two
 // training workloads.
-// FormatGroups and WriteCSV print groups, Plot draws them (PNG or SVG,
-// gonum/plot): p50 and p99 slowdown per size bucket against the bucket's
-// largest flow (log x), the CDF of slowdown, slowdown per group, and
-// iteration time per group for training runs, two panels a row (one when
-// there is one), 6 x 4.5 in each, every panel laid out in a tile of its
-// own so that no title or label leaves it. This is what "dcsim report"
-// prints and draws.
+// Collect counts a run found in two directories (the same config_hash:
+// the same scenario and seed) once, from the first, and lists the others
+// in Results.Repeats. FormatGroups and WriteCSV print groups; this is what
+// "dcsim report" prints.
+//
+// # Figures
+//
+// NewFigure plans a figure of groups and Figure.Write draws it as PNG
+// (300 dpi), SVG or PDF (gonum/plot), chosen by PlotFormat from a file's
+// extension. One grouping column is the series (PlotOptions.Series;
+// default scheduler, else the last grouping column): one line per value
+// in each panel, in one Okabe-Ito colour, marker and dash per value across
+// the whole figure, so it reads in greyscale and with colour-vision
+// deficiencies; at most MaxSeries. The other grouping columns that vary
+// are the facets, one panel per combination with runs, at most MaxPanels:
+// with two or more facet columns the last one's values run across (load
+// 0.5 beside 0.8) and the others' combinations down; otherwise panels
+// fill rows of three. What all runs share (scenario, workload, load, cc)
+// is the title; the series column names the legend ("scheduler:"). Each
+// panel is 3.5 x 2.6 in, a column of a two-column paper, and all panels
+// share one y range, so panels side by side compare by eye. Log axes end
+// on 1, 2 or 5 times a power of ten and label every integer within a
+// decade, 1, 2 and 5 up to three decades, decades beyond. PlotKinds lists
+// the panels: slowdown-by-size (a statistic per 5% size bucket), cdf,
+// ccdf (the tail, log-log, down to 1/n), summary (mean and p99 per
+// series) and iterations (training runs).
 //
 // # Example
 //
@@ -132,4 +152,5 @@
 //	res, err := sweep.Collect("out/storm")
 //	groups, err := res.Group([]string{"scheduler", "workload.load"})
 //	err = sweep.FormatGroups(os.Stdout, groups)
+//	err = sweep.Plot(w, "pdf", groups, sweep.PlotOptions{Kind: "ccdf"})
 package sweep

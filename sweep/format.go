@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -180,4 +181,131 @@ func Count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// WriteSizeCSV prints the rows behind the slowdown-by-size curves: per
+// group and 5% flow-size bucket the grouping columns, size_percentile
+// (the bucket's upper edge in percent of the group's in-window flows by
+// size), the bucket's smallest and largest flow in bytes, finished,
+// unfinished and below_one flows, and the mean/p50/p95/p99 clamped
+// slowdown at full precision ("NaN" over no finished flow).
+func WriteSizeCSV(w io.Writer, groups []*Group) error {
+	if len(groups) == 0 {
+		return ErrNoRuns
+	}
+	cw := csv.NewWriter(w)
+	head := append(append([]string(nil), groups[0].Keys...), "size_percentile", "min_size_bytes", "max_size_bytes",
+		"finished", "unfinished", "below_one", "mean_slowdown", "p50_slowdown", "p95_slowdown", "p99_slowdown")
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, g := range groups {
+		for _, b := range g.Analysis.Buckets {
+			rec := append(append([]string(nil), g.Values...), strconv.Itoa(b.Percent),
+				strconv.FormatInt(b.MinSize, 10), strconv.FormatInt(b.MaxSize, 10),
+				strconv.Itoa(b.Count), strconv.Itoa(b.Unfinished), strconv.Itoa(b.BelowOne),
+				f(b.Mean), f(b.P50), f(b.P95), f(b.P99))
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Baseline names the groups the others are compared with: those whose
+// grouping column Key has Value ("scheduler=fair").
+type Baseline struct{ Key, Value string }
+
+// ParseBaseline reads "column=value".
+func ParseBaseline(s string) (Baseline, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" || v == "" {
+		return Baseline{}, fmt.Errorf("baseline %q: want column=value, e.g. scheduler=fair", s)
+	}
+	return Baseline{k, v}, nil
+}
+
+// Check reports a baseline that no group can be compared with: a column
+// the groups are not grouped by, or a value no group has.
+func (b Baseline) Check(groups []*Group) error {
+	if len(groups) == 0 {
+		return ErrNoRuns
+	}
+	k := slices.Index(groups[0].Keys, b.Key)
+	if k < 0 {
+		return fmt.Errorf("baseline %s=%s: %s is not a grouping column (grouped by %s)", b.Key, b.Value, b.Key, orNothing(groups[0].Keys))
+	}
+	var vals []string
+	for _, g := range groups {
+		if g.Values[k] == b.Value {
+			return nil
+		}
+		if !slices.Contains(vals, g.Values[k]) {
+			vals = append(vals, g.Values[k])
+		}
+	}
+	return fmt.Errorf("baseline %s=%s: no group has it (%s: %s)", b.Key, b.Value, b.Key, strings.Join(vals, ", "))
+}
+
+// FormatRatios prints each group that is not a baseline group beside
+// its baseline, the group with the same values of every other grouping
+// column and b.Value in b.Key: its mean, p50, p95 and p99 slowdown, and
+// mean and p99 iteration time where both have iterations, divided by the
+// baseline's ("0.41": 41% of the baseline's; below 1 is better). A group
+// without a baseline is listed as such.
+func FormatRatios(w io.Writer, groups []*Group, b Baseline) error {
+	if err := b.Check(groups); err != nil {
+		return err
+	}
+	keys := groups[0].Keys
+	k := slices.Index(keys, b.Key)
+	others := func(g *Group) string {
+		v := slices.Clone(g.Values)
+		v[k] = ""
+		return strings.Join(v, "\x00")
+	}
+	base := map[string]*Group{}
+	for _, g := range groups {
+		if g.Values[k] == b.Value {
+			base[others(g)] = g
+		}
+	}
+	training := false
+	for _, g := range groups {
+		training = training || g.Iterations.Count > 0
+	}
+	fmt.Fprintf(w, "\nratio to %s=%s in the same group (statistic / the baseline's; below 1: lower than %s)\n", b.Key, b.Value, b.Value)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(cells ...string) { fmt.Fprintln(tw, strings.Join(cells, "\t")) }
+	head := append(slices.Clone(keys), "mean", "p50", "p95", "p99")
+	if training {
+		head = append(head, "iter_mean", "iter_p99")
+	}
+	row(head...)
+	ratio := func(a, b float64) string {
+		if math.IsNaN(a) || math.IsNaN(b) || b == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(a/b, 'f', 2, 64)
+	}
+	for _, g := range groups {
+		if g.Values[k] == b.Value {
+			continue
+		}
+		ref := base[others(g)]
+		if ref == nil {
+			row(append(slices.Clone(g.Values), fmt.Sprintf("(no %s=%s group with the same other values)", b.Key, b.Value))...)
+			continue
+		}
+		o, r := g.Analysis.Overall, ref.Analysis.Overall
+		cells := append(slices.Clone(g.Values), ratio(o.Mean, r.Mean), ratio(o.P50, r.P50), ratio(o.P95, r.P95), ratio(o.P99, r.P99))
+		if training {
+			cells = append(cells, ratio(g.Iterations.Mean, ref.Iterations.Mean), ratio(g.Iterations.P99, ref.Iterations.P99))
+		}
+		row(cells...)
+	}
+	return tw.Flush()
 }

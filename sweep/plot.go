@@ -3,100 +3,413 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/dcsim/dcsim/analysis"
 )
 
-// Plot draws the groups into one figure, written to w as "png" or "svg":
-// the p50 and the p99 slowdown per flow-size bucket against the bucket's
-// largest size (log x, and log y where it spans more than a factor), the
-// CDF of slowdown (log x), the mean and p99 slowdown per group (log y),
-// the mean and p99 iteration time per group when any group has training
-// runs, and one legend, in a panel of its own, for the line panels, whose
-// series are one per group in the same styles. Log axes label 1, 2 and 5
-// of each decade when they span under three decades, every decade
-// otherwise. Without finished in-window flows (training runs only) the
-// slowdown panels are left out rather than drawn empty.
-func Plot(w io.Writer, format string, groups []*Group) error {
+// PlotOptions choose what Plot draws. The zero value draws the p99
+// slowdown by flow size (the iteration time of training runs when no
+// flow finished in the window), schedulers as series.
+type PlotOptions struct {
+	// Kind is one of PlotKinds; "" picks slowdown-by-size, or iterations
+	// when the runs are training runs only.
+	Kind string
+	// Series is the grouping column drawn as the lines (points) inside
+	// each panel, one colour, marker and dash per value across the whole
+	// figure; the other grouping columns that vary are the facets, one
+	// panel per combination of their values. "" is scheduler when the
+	// runs are grouped by it, else the last grouping column.
+	Series string
+	// Stat is the slowdown statistic of slowdown-by-size: p50, p95, p99
+	// (the default: the tail is what schedulers are compared on) or mean.
+	Stat string
+}
+
+// PlotKinds are the figures Plot draws, one panel per facet each:
+//
+//   - slowdown-by-size: Stat of the slowdown per 5% flow-size bucket
+//     against the bucket's largest size (log x, log y);
+//   - cdf: the CDF of slowdown (log x, linear y);
+//   - ccdf: the fraction of flows above each slowdown (log x, log y):
+//     the tail that a CDF squeezes into its top pixels;
+//   - summary: the mean (circle) and p99 (triangle) slowdown per series;
+//   - iterations: the mean (circle) and p99 (triangle) iteration time
+//     per series, for training runs.
+var PlotKinds = []string{"slowdown-by-size", "cdf", "ccdf", "summary", "iterations"}
+
+// Limits of a legible figure: MaxSeries distinct colours, markers and
+// dashes in one palette, MaxPanels panels of a paper column each.
+const (
+	MaxSeries = 8
+	MaxPanels = 24
+)
+
+// Figure sizes: a panel fits one column of a two-column paper (3.5 in);
+// the title and the legend strip sit above the panels. The PNG is drawn
+// at plotDPI, enough for print.
+const (
+	panelWidth  = 3.5 * vg.Inch
+	panelHeight = 2.6 * vg.Inch
+	titleHeight = 0.3 * vg.Inch
+	legendRow   = 0.17 * vg.Inch
+	plotDPI     = 300
+	maxCols     = 4 // a row of panels wider than a page is not read
+)
+
+// okabeIto is the Okabe-Ito palette, told apart with the common colour
+// vision deficiencies (Okabe and Ito 2008), ordered so that the first
+// series get the most distinct colours; yellow, weak on white, comes last.
+var okabeIto = []color.RGBA{
+	{0x00, 0x72, 0xB2, 0xff}, // blue
+	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	{0xE6, 0x9F, 0x00, 0xff}, // orange
+	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	{0x00, 0x00, 0x00, 0xff}, // black
+	{0xF0, 0xE4, 0x42, 0xff}, // yellow
+}
+
+// Markers and dashes tell the series apart in greyscale, one each per
+// palette colour.
+var (
+	seriesGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{},
+		draw.RingGlyph{}, draw.PyramidGlyph{}, draw.PlusGlyph{}, draw.BoxGlyph{}}
+	seriesDashes = [][]vg.Length{nil, {vg.Points(4), vg.Points(2)}, {vg.Points(1), vg.Points(1.5)},
+		{vg.Points(5), vg.Points(1.5), vg.Points(1), vg.Points(1.5)}, {vg.Points(8), vg.Points(2)},
+		{vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(1.5), vg.Points(1), vg.Points(1.5), vg.Points(1), vg.Points(1.5)},
+		{vg.Points(3), vg.Points(3)}}
+)
+
+// style is the look of series value i, the same in every panel.
+type style struct {
+	color  color.Color
+	glyph  draw.GlyphDrawer
+	dashes []vg.Length
+}
+
+func seriesStyle(i int) style {
+	return style{okabeIto[i], seriesGlyphs[i], seriesDashes[i]}
+}
+
+// Figure is a checked plan of a plot: its panels, series and layout.
+// NewFigure makes it before anything is drawn, so a report can refuse
+// a figure that would not be legible before it prints anything.
+type Figure struct {
+	kind, stat string
+	ylabel     string
+	seriesKey  string   // "" when there is no series column
+	series     []string // the series values, in order: value i has seriesStyle(i)
+	title      string
+	panels     []*panel // row-major, nil for a facet combination without runs
+	rows, cols int
+}
+
+type panel struct {
+	title  string
+	groups []*Group
+	series []int // groups[i]'s series value
+}
+
+// NewFigure plans the figure of groups: it picks the series column and
+// the facets, and checks the kind, the statistic and the limits
+// (MaxSeries, MaxPanels).
+func NewFigure(groups []*Group, opt PlotOptions) (*Figure, error) {
 	if len(groups) == 0 {
-		return ErrNoRuns
+		return nil, ErrNoRuns
 	}
-	labels := legendLabels(groups)
-	var panels []*plot.Plot
-	flows := false
+	flows, training := false, false
 	for _, g := range groups {
 		flows = flows || g.Analysis.Overall.Count > 0
+		training = training || g.Iterations.Count > 0
 	}
-	for _, q := range []struct {
-		title string
-		stat  func(analysis.Summary) float64
-	}{
-		{"median slowdown by flow size", func(s analysis.Summary) float64 { return s.P50 }},
-		{"99th-percentile slowdown by flow size", func(s analysis.Summary) float64 { return s.P99 }},
-	} {
-		if !flows {
-			break // training runs only: their flows start after the window, so these panels would be empty
-		}
-		p, err := bySizePlot(q.title, groups, labels, q.stat)
-		if err != nil {
-			return err
-		}
-		panels = append(panels, p)
-	}
-	if flows {
-		cdf, err := cdfPlot(groups, labels)
-		if err != nil {
-			return err
-		}
-		panels = append(panels, cdf, dotPlot(groups, labels))
-	}
-	var training []*Group
-	var trainingLabels []string
-	for i, g := range groups {
-		if g.Iterations.Count > 0 {
-			training = append(training, g)
-			trainingLabels = append(trainingLabels, labels[i])
+	f := &Figure{kind: opt.Kind, stat: opt.Stat}
+	if f.kind == "" {
+		f.kind = "slowdown-by-size"
+		if !flows && training {
+			f.kind = "iterations"
 		}
 	}
-	if len(training) > 0 {
-		it, err := barPlot("iteration time per group", "iteration time (ms)", training, trainingLabels,
-			func(g *Group) (float64, float64) { return g.Iterations.Mean / 1e6, g.Iterations.P99 / 1e6 })
-		if err != nil {
-			return err
-		}
-		panels = append(panels, it)
+	if !slices.Contains(PlotKinds, f.kind) {
+		return nil, fmt.Errorf("plot kind %q: want one of %s", f.kind, strings.Join(PlotKinds, ", "))
 	}
-	if len(panels) == 0 {
-		return errors.New("plot: no finished in-window flow and no training iteration to draw")
+	if f.stat == "" {
+		f.stat = "p99"
 	}
-	if flows {
-		// One legend for the line panels, in a panel of its own, so that
-		// no legend covers data.
-		panels = append(panels, legendPanel(labels))
+	if _, ok := statOf(f.stat); !ok {
+		return nil, fmt.Errorf("plot statistic %q: want p50, p95, p99 or mean", f.stat)
+	}
+	switch {
+	case f.kind == "iterations" && !training:
+		return nil, errors.New("plot kind iterations: no run has training iterations")
+	case f.kind != "iterations" && !flows:
+		return nil, fmt.Errorf("plot kind %s: no finished in-window flow to draw (training runs: --plot-kind iterations)", f.kind)
 	}
 
-	// Each panel is drawn into a tile of its own, which it lays out alone:
-	// title, axes, tick labels and data all inside the tile. plot.Align,
-	// which lined up the data areas of a row and a column, measured each
-	// panel before cropping it and placed titles past the tile's top edge
-	// (the first row's title cut off at the image's) and others far from
-	// their data.
-	cols := min(2, len(panels))
-	rows := (len(panels) + cols - 1) / cols
-	width, height := vg.Length(cols)*6*vg.Inch, vg.Length(rows)*4.5*vg.Inch
+	keys := groups[0].Keys
+	series := -1
+	switch {
+	case opt.Series != "":
+		series = slices.Index(keys, opt.Series)
+		if series < 0 {
+			return nil, fmt.Errorf("plot series %q: not a grouping column (grouped by %s)", opt.Series, orNothing(keys))
+		}
+	case slices.Contains(keys, "scheduler"):
+		series = slices.Index(keys, "scheduler")
+	case len(keys) > 0:
+		series = len(keys) - 1
+	}
+	var facets []int // grouping columns other than the series that vary
+	for k := range keys {
+		if k != series && varies(groups, k) {
+			facets = append(facets, k)
+		}
+	}
+	if series >= 0 {
+		f.seriesKey = keys[series]
+		for _, g := range groups {
+			if !slices.Contains(f.series, g.Values[series]) {
+				f.series = append(f.series, g.Values[series])
+			}
+		}
+		slices.SortStableFunc(f.series, compareValues)
+	}
+	if len(f.series) > MaxSeries {
+		return nil, fmt.Errorf("plot: %d values of %s in a panel, at most %d can be told apart: group by fewer, or pick another --series", len(f.series), f.seriesKey, MaxSeries)
+	}
+	f.title = constantsTitle(groups, keys, series, facets)
+	if err := f.layout(groups, series, facets); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func orNothing(keys []string) string {
+	if len(keys) == 0 {
+		return "nothing"
+	}
+	return strings.Join(keys, ", ")
+}
+
+func varies(groups []*Group, k int) bool {
+	for _, g := range groups {
+		if g.Values[k] != groups[0].Values[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// layout puts one panel per combination of the facet columns' values
+// that has runs. With two or more facet columns the last one's values are
+// the columns of the grid and the others' combinations its rows, so a
+// reader compares along a row (load 0.5 beside 0.8) and down a column;
+// otherwise the panels fill rows of up to three.
+func (f *Figure) layout(groups []*Group, series int, facets []int) error {
+	facetID := func(g *Group) string {
+		var parts []string
+		for _, k := range facets {
+			parts = append(parts, g.Values[k])
+		}
+		return strings.Join(parts, "\x00")
+	}
+	byID := map[string]*panel{}
+	var order []*panel // groups are sorted by their values, so panels come in facet order
+	for _, g := range groups {
+		id := facetID(g)
+		p := byID[id]
+		if p == nil {
+			p = &panel{title: facetTitle(g, facets)}
+			byID[id] = p
+			order = append(order, p)
+		}
+		p.groups = append(p.groups, g)
+		s := 0
+		if series >= 0 {
+			s = slices.Index(f.series, g.Values[series])
+		}
+		p.series = append(p.series, s)
+	}
+	if len(order) > MaxPanels {
+		return fmt.Errorf("plot: %d panels (one per %s), at most %d fit a page: group by fewer columns", len(order), keyList(groups[0].Keys, facets), MaxPanels)
+	}
+	if len(facets) >= 2 {
+		last := facets[len(facets)-1]
+		var colVals, rowIDs []string
+		for _, g := range groups {
+			if v := g.Values[last]; !slices.Contains(colVals, v) {
+				colVals = append(colVals, v)
+			}
+			if id := facetID(g)[:strings.LastIndexByte(facetID(g), 0)]; !slices.Contains(rowIDs, id) {
+				rowIDs = append(rowIDs, id)
+			}
+		}
+		slices.SortStableFunc(colVals, compareValues)
+		if len(colVals) <= maxCols {
+			f.rows, f.cols = len(rowIDs), len(colVals)
+			f.panels = make([]*panel, f.rows*f.cols)
+			for _, g := range groups {
+				id := facetID(g)
+				r := slices.Index(rowIDs, id[:strings.LastIndexByte(id, 0)])
+				c := slices.Index(colVals, g.Values[last])
+				f.panels[r*f.cols+c] = byID[id]
+			}
+			return nil
+		}
+	}
+	f.cols = min(len(order), 3)
+	f.rows = (len(order) + f.cols - 1) / f.cols
+	f.panels = order
+	return nil
+}
+
+func keyList(keys []string, idx []int) string {
+	var out []string
+	for _, k := range idx {
+		out = append(out, keys[k])
+	}
+	return strings.Join(out, " x ")
+}
+
+// facetTitle names a panel by its facet values: "distribution=alistorage,
+// load=0.5", a dotted column by its last element.
+func facetTitle(g *Group, facets []int) string {
+	var parts []string
+	for _, k := range facets {
+		key := g.Keys[k]
+		parts = append(parts, key[strings.LastIndexByte(key, '.')+1:]+"="+g.Values[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// constantsTitle names what every run of the figure shares: scenario,
+// workload, load and cc when all runs agree on them, and any grouping
+// column other than the series and the facets (constant, then).
+func constantsTitle(groups []*Group, keys []string, series int, facets []int) string {
+	var parts []string
+	seen := map[string]bool{}
+	add := func(col string) {
+		short := col[strings.LastIndexByte(col, '.')+1:]
+		if seen[short] || col == "config" {
+			return
+		}
+		var val string
+		for i, g := range groups {
+			for j, r := range g.Runs {
+				v, ok := r.Value(col)
+				if !ok || (i+j > 0 && v != val) {
+					return
+				}
+				val = v
+			}
+		}
+		if val == "-" || val == "" { // a column these runs lack (the load of training runs)
+			return
+		}
+		seen[short] = true
+		switch col {
+		case "scenario", "workload", "cc":
+			parts = append(parts, val)
+		default:
+			parts = append(parts, short+" "+val)
+		}
+	}
+	for _, c := range []string{"scenario", "workload", "load", "cc"} {
+		add(c)
+	}
+	for k, key := range keys {
+		if k != series && !slices.Contains(facets, k) {
+			add(key)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// statOf picks a slowdown statistic of a summary.
+func statOf(name string) (func(analysis.Summary) float64, bool) {
+	switch name {
+	case "p50":
+		return func(s analysis.Summary) float64 { return s.P50 }, true
+	case "p95":
+		return func(s analysis.Summary) float64 { return s.P95 }, true
+	case "p99":
+		return func(s analysis.Summary) float64 { return s.P99 }, true
+	case "mean":
+		return func(s analysis.Summary) float64 { return s.Mean }, true
+	}
+	return nil, false
+}
+
+// Panels is the number of panels with runs; Rows and Cols the grid.
+func (f *Figure) Panels() int {
+	n := 0
+	for _, p := range f.panels {
+		if p != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Grid is the figure's rows and columns of panels.
+func (f *Figure) Grid() (rows, cols int) { return f.rows, f.cols }
+
+// Series are the values of the series column, in legend order; value i
+// has colour SeriesColor(i) in every panel.
+func (f *Figure) Series() (column string, values []string) { return f.seriesKey, f.series }
+
+// SeriesColor is the colour of series value i.
+func SeriesColor(i int) color.Color { return okabeIto[i] }
+
+// PlotFormat is the image format of a plot file, by its extension: png,
+// svg or pdf.
+func PlotFormat(path string) (string, error) {
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch ext {
+	case "png", "svg", "pdf":
+		return ext, nil
+	}
+	return "", fmt.Errorf("%s: want a .png, .svg or .pdf file", path)
+}
+
+// Plot draws the groups' figure (NewFigure with opt) to w as png, svg or
+// pdf.
+func Plot(w io.Writer, format string, groups []*Group, opt PlotOptions) error {
+	f, err := NewFigure(groups, opt)
+	if err != nil {
+		return err
+	}
+	return f.Write(w, format)
+}
+
+// Write draws the figure to w as png, svg or pdf: the title, the legend
+// strip naming the series column, and the panels, each in a tile of its
+// own that it lays out alone.
+func (f *Figure) Write(w io.Writer, format string) error {
+	plots, err := f.plots()
+	if err != nil {
+		return err
+	}
+	width := vg.Length(f.cols) * panelWidth
+	legendCols, legendRows := f.legendGrid(width)
+	legendH := vg.Length(legendRows)*legendRow + legendRow/2
+	height := titleHeight + legendH + vg.Length(f.rows)*panelHeight
 
 	var c vg.CanvasWriterTo
 	switch format {
@@ -104,277 +417,370 @@ func Plot(w io.Writer, format string, groups []*Group) error {
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(plotDPI))}
 	case "svg":
 		c = vgsvg.New(width, height)
+	case "pdf":
+		c = vgpdf.New(width, height)
 	default:
-		return fmt.Errorf("plot format %q: want png or svg", format)
+		return fmt.Errorf("plot format %q: want png, svg or pdf", format)
 	}
 	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Inch / 4, PadY: plotPad,
-		PadTop: plotPad, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
-	for i, p := range panels {
-		p.Draw(tiles.At(dc, i%cols, i/cols))
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+
+	titleStyle := textStyle(9)
+	titleStyle.XAlign, titleStyle.YAlign = draw.XCenter, draw.YTop
+	dc.FillText(titleStyle, vg.Point{X: width / 2, Y: height - vg.Points(4)}, f.title)
+	f.drawLegend(draw.Crop(dc, 0, 0, height-titleHeight-legendH, -titleHeight), legendCols)
+
+	area := draw.Crop(dc, 0, 0, 0, -(titleHeight + legendH))
+	tiles := draw.Tiles{Rows: f.rows, Cols: f.cols, PadX: vg.Points(2), PadY: vg.Points(4),
+		PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(4)}
+	ysty := textStyle(8)
+	ysty.Rotation, ysty.XAlign, ysty.YAlign = math.Pi/2, draw.XCenter, draw.YTop
+	ylabelW := ysty.Height(f.ylabel) + vg.Points(2)
+	for i, p := range plots {
+		if p == nil {
+			continue
+		}
+		t := tiles.At(area, i%f.cols, i/f.cols)
+		// gonum centres a y label at the mean of the axis's ends in data
+		// units, which on a log axis is near its top, and then pads the
+		// data area to fit it there: the label is drawn here, in a strip
+		// of its own, instead.
+		t.FillText(ysty, vg.Point{X: t.Min.X, Y: (t.Min.Y + t.Max.Y) / 2}, f.ylabel)
+		p.Draw(draw.Crop(t, ylabelW, 0, 0, 0))
 	}
-	_, err := c.WriteTo(w)
+	_, err = c.WriteTo(w)
 	return err
 }
 
-// plotDPI is the PNG's resolution; plotPad the blank margin above every
-// row of panels, which nothing is drawn into.
-const (
-	plotDPI = 110
-	plotPad = vg.Inch / 4
-)
+// legendGrid fits the legend's entries into columns across width.
+func (f *Figure) legendGrid(width vg.Length) (cols, rows int) {
+	if len(f.series) == 0 {
+		return 0, 0
+	}
+	sty := textStyle(8)
+	widest := vg.Length(0)
+	for _, s := range f.series {
+		widest = max(widest, sty.Width(s))
+	}
+	entry := widest + vg.Points(34) // thumbnail and gaps
+	avail := width - sty.Width(f.seriesKey+":") - vg.Points(16)
+	cols = max(1, min(len(f.series), int(avail/entry)))
+	return cols, (len(f.series) + cols - 1) / cols
+}
 
-// bySizePlot draws stat of each size bucket against the bucket's largest
-// flow size, one line per group. The groups go to plotutil in one call,
-// in group order, so that a group has the same style in every panel.
-func bySizePlot(title string, groups []*Group, labels []string, stat func(analysis.Summary) float64) (*plot.Plot, error) {
-	p := newPlot(title, "flow size (largest in each 5% bucket; log scale)", "slowdown (fct / ideal fct)")
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = logTicks{format: analysis.HumanSize}
-	var args []any
-	top := 0.0
-	for i, g := range groups {
+// drawLegend draws "column:" and then one entry per series value, in
+// rows of cols, in the same style as the panels draw them.
+func (f *Figure) drawLegend(c draw.Canvas, cols int) {
+	if len(f.series) == 0 {
+		return
+	}
+	sty := textStyle(8)
+	sty.YAlign = draw.YCenter
+	head := f.seriesKey + ":"
+	x0 := c.Min.X + vg.Points(8)
+	top := c.Max.Y - legendRow/2
+	c.FillText(sty, vg.Point{X: x0, Y: top}, head)
+	x0 += sty.Width(head) + vg.Points(8)
+	colW := (c.Max.X - x0) / vg.Length(cols)
+	for i, s := range f.series {
+		st := seriesStyle(i)
+		x := x0 + vg.Length(i%cols)*colW
+		y := top - vg.Length(i/cols)*legendRow
+		ls := draw.LineStyle{Color: st.color, Width: vg.Points(1.2), Dashes: st.dashes}
+		c.StrokeLine2(ls, x, y, x+vg.Points(22), y)
+		c.DrawGlyph(draw.GlyphStyle{Color: st.color, Radius: vg.Points(2.5), Shape: st.glyph}, vg.Point{X: x + vg.Points(11), Y: y})
+		c.FillText(sty, vg.Point{X: x + vg.Points(26), Y: y}, s)
+	}
+}
+
+func textStyle(size float64) draw.TextStyle {
+	return draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(size)), Handler: plot.DefaultTextHandler}
+}
+
+// plots makes one gonum plot per panel (nil for an empty cell), with one
+// y range for all: panels side by side are compared by eye.
+func (f *Figure) plots() ([]*plot.Plot, error) {
+	out := make([]*plot.Plot, len(f.panels))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, p := range f.panels {
+		if p == nil {
+			continue
+		}
+		var (
+			pl     *plot.Plot
+			ylo    float64
+			yhi    float64
+			err    error
+			logY   = true
+			ytitle string
+		)
+		switch f.kind {
+		case "slowdown-by-size":
+			pl, ylo, yhi, err = f.bySize(p)
+			ytitle = f.stat + " slowdown (log)"
+		case "cdf":
+			pl, err = f.cdf(p)
+			logY, ylo, yhi, ytitle = false, 0, 1, "fraction of flows"
+		case "ccdf":
+			pl, ylo, yhi, err = f.ccdfPanel(p)
+			ytitle = "fraction of flows above (log)"
+		case "summary":
+			pl, ylo, yhi = f.dots(p, func(g *Group) (float64, float64) { return g.Analysis.Overall.Mean, g.Analysis.Overall.P99 })
+			ytitle = "slowdown: mean o, p99 ^ (log)"
+		case "iterations":
+			pl, ylo, yhi = f.dots(p, func(g *Group) (float64, float64) { return g.Iterations.Mean / 1e6, g.Iterations.P99 / 1e6 })
+			logY, ytitle = false, "iteration (ms): mean o, p99 ^"
+			ylo = 0
+		}
+		if err != nil {
+			return nil, err
+		}
+		f.ylabel = ytitle
+		if logY {
+			pl.Y.Scale = plot.LogScale{}
+			pl.Y.Tick.Marker = logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}
+		}
+		lo, hi = min(lo, ylo), max(hi, yhi)
+		out[i] = pl
+	}
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return nil, errors.New("plot: nothing to draw")
+	}
+	for _, pl := range out {
+		if pl == nil {
+			continue
+		}
+		if _, log := pl.Y.Scale.(plot.LogScale); log {
+			pl.Y.Min, pl.Y.Max = niceFloor(lo), niceCeil(hi)
+		} else if f.kind != "cdf" {
+			pl.Y.Min, pl.Y.Max = 0, hi*1.1
+		}
+	}
+	return out, nil
+}
+
+// newPanel is a plot styled for a paper column: 9 pt title, 8 pt axis
+// labels, 7 pt tick labels, a light grid.
+func newPanel(title, xlabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(9)
+	p.Title.Padding = vg.Points(3)
+	p.X.Label.Text = xlabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(8)
+		a.Tick.Label.Font.Size = vg.Points(7)
+		a.Label.Padding = vg.Points(2)
+	}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Gray{Y: 0xe0}
+	grid.Horizontal.Color = color.Gray{Y: 0xe0}
+	p.Add(grid)
+	return p
+}
+
+// addLine draws xys in series style s: the line and, at most every
+// markEvery points, its marker.
+func addLine(p *plot.Plot, xys plotter.XYs, s, markEvery int) error {
+	if len(xys) == 0 {
+		return nil
+	}
+	st := seriesStyle(s)
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	l.Color, l.Width, l.Dashes = st.color, vg.Points(1), st.dashes
+	p.Add(l)
+	var marks plotter.XYs
+	for i := 0; i < len(xys); i += markEvery {
+		marks = append(marks, xys[i])
+	}
+	sc, err := plotter.NewScatter(marks)
+	if err != nil {
+		return err
+	}
+	sc.Color, sc.Shape, sc.Radius = st.color, st.glyph, vg.Points(2)
+	p.Add(sc)
+	return nil
+}
+
+func (f *Figure) bySize(p *panel) (*plot.Plot, float64, float64, error) {
+	stat, _ := statOf(f.stat)
+	pl := newPanel(p.title, "flow size (largest in 5% bucket, log)")
+	pl.X.Scale = plot.LogScale{}
+	pl.X.Tick.Marker = logTicks{format: analysis.HumanSize}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, g := range p.groups {
 		var xys plotter.XYs
 		for _, b := range g.Analysis.Buckets {
 			if v := stat(b.Summary); !math.IsNaN(v) && b.MaxSize > 0 {
 				xys = append(xys, plotter.XY{X: float64(b.MaxSize), Y: v})
-				top = max(top, v)
+				lo, hi = min(lo, v), max(hi, v)
 			}
 		}
-		args = append(args, labels[i], xys)
+		if err := addLine(pl, xys, p.series[i], 1); err != nil {
+			return nil, 0, 0, err
+		}
 	}
-	if top == 0 {
-		p.X.Scale, p.X.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
-	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return nil, err
-	}
-	p.Legend = plot.NewLegend() // the legend panel names the lines
-	// Slowdowns are clamped at 1 and tails span orders of magnitude: a log
-	// y axis keeps the well-behaved groups readable beside a bad tail.
-	if top > 1 {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}
-		p.Y.Label.Text = "slowdown (fct / ideal fct; log scale)"
-	}
-	p.Y.Min = 1
-	return p, nil
+	return pl, max(lo, 1), max(hi, 1), nil
 }
 
 // maxCDFPoints bounds each CDF line: more points than pixels add nothing.
 const maxCDFPoints = 600
 
-func cdfPlot(groups []*Group, labels []string) (*plot.Plot, error) {
-	p := newPlot("CDF of slowdown (in-window flows)", "slowdown (fct / ideal fct, clamped at 1; log scale)", "fraction of flows")
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}
-	p.Y.Min, p.Y.Max = 0, 1
-	var args []any
-	haveData := false
-	for i, g := range groups {
-		var sd []float64
-		for _, part := range g.parts {
-			for _, f := range part {
-				if f.Finished() {
-					sd = append(sd, max(f.Slowdown, 1))
-				}
+// sortedSlowdowns are the clamped slowdowns of the group's finished
+// in-window flows, ascending.
+func sortedSlowdowns(g *Group) []float64 {
+	var sd []float64
+	for _, part := range g.parts {
+		for _, fl := range part {
+			if fl.Finished() {
+				sd = append(sd, max(fl.Slowdown, 1))
 			}
 		}
-		slices.Sort(sd)
-		var xys plotter.XYs
+	}
+	slices.Sort(sd)
+	return sd
+}
+
+func (f *Figure) cdf(p *panel) (*plot.Plot, error) {
+	pl := newPanel(p.title, "slowdown (clamped at 1, log)")
+	pl.X.Scale = plot.LogScale{}
+	pl.X.Tick.Marker = logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}
+	pl.Y.Min, pl.Y.Max = 0, 1
+	for i, g := range p.groups {
+		sd := sortedSlowdowns(g)
 		n := len(sd)
+		var xys plotter.XYs
 		for k := range min(n, maxCDFPoints) {
-			i := k * n / min(n, maxCDFPoints)
-			xys = append(xys, plotter.XY{X: sd[i], Y: float64(i+1) / float64(n)})
+			j := k * n / min(n, maxCDFPoints)
+			xys = append(xys, plotter.XY{X: sd[j], Y: float64(j+1) / float64(n)})
 		}
 		if n > 0 {
 			xys = append(xys, plotter.XY{X: sd[n-1], Y: 1})
 		}
-		args = append(args, labels[i], xys)
-		haveData = haveData || n > 0
-	}
-	if !haveData {
-		p.X.Scale, p.X.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
-	}
-	if err := plotutil.AddLines(p, args...); err != nil {
-		return nil, err
-	}
-	p.Legend = plot.NewLegend() // the legend panel names the lines
-	return p, nil
-}
-
-// legendPanel is a panel with no axes holding the legend of the line
-// panels: group i in plotutil's style i, as AddLinePoints drew it.
-func legendPanel(labels []string) *plot.Plot {
-	p := plot.New()
-	p.HideAxes()
-	p.Title.Text = "groups"
-	p.Legend.Top, p.Legend.Left = true, true
-	for i, l := range labels {
-		line, points, err := plotter.NewLinePoints(plotter.XYs{{X: 0, Y: 0}})
-		if err != nil {
-			continue
-		}
-		line.Color = plotutil.Color(i)
-		line.Dashes = plotutil.Dashes(i)
-		points.Color = plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
-		p.Legend.Add(l, line, points)
-	}
-	return p
-}
-
-// dotPlot marks the mean (circle) and p99 (triangle) slowdown of each
-// group on a log axis: means near 1 and tails in the hundreds are both
-// readable, as bars from zero on a linear axis are not.
-func dotPlot(groups []*Group, labels []string) *plot.Plot {
-	// A y label longer than the data area is tall shrinks the data area
-	// to the label's length (gonum pads the data to every glyph box):
-	// keep it short.
-	p := newPlot("mean (circles) and p99 (triangles) slowdown per group", "", "slowdown (clamped at 1; log scale)")
-	p.Legend = plot.NewLegend()
-	top := 1.0
-	for k, stat := range []func(*Group) float64{
-		func(g *Group) float64 { return g.Analysis.Overall.Mean },
-		func(g *Group) float64 { return g.Analysis.Overall.P99 },
-	} {
-		var xys plotter.XYs
-		for i, g := range groups {
-			if v := stat(g); v >= 1 {
-				xys = append(xys, plotter.XY{X: float64(i), Y: v})
-				top = max(top, v)
-			}
-		}
-		sc, err := plotter.NewScatter(xys)
-		if err != nil {
-			continue // no group has the statistic
-		}
-		sc.Shape = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}}[k]
-		sc.Color = plotutil.Color(k)
-		sc.Radius = vg.Points(4)
-		p.Add(sc)
-	}
-	p.NominalX(labels...)
-	rotateLabels(p, len(groups))
-	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
-	p.Y.Min, p.Y.Max = 1, max(top*1.2, 10)
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}
-	return p
-}
-
-// barPlot draws two bars per group, a mean and a p99, side by side.
-func barPlot(title, ylabel string, groups []*Group, labels []string, stat func(*Group) (mean, p99 float64)) (*plot.Plot, error) {
-	p := newPlot(title, "", ylabel)
-	means, p99s := make(plotter.Values, len(groups)), make(plotter.Values, len(groups))
-	top := 0.0
-	for i, g := range groups {
-		m, q := stat(g)
-		means[i], p99s[i] = nanToZero(m), nanToZero(q)
-		top = max(top, means[i], p99s[i])
-	}
-	width := vg.Points(min(28, 220/float64(len(groups))))
-	for k, series := range []struct {
-		name string
-		v    plotter.Values
-	}{{"mean", means}, {"p99", p99s}} {
-		b, err := plotter.NewBarChart(series.v, width)
-		if err != nil {
+		if err := addLine(pl, xys, p.series[i], max(1, len(xys)/6)); err != nil {
 			return nil, err
 		}
-		b.Color = plotutil.Color(k)
-		b.LineStyle.Width = 0
-		b.Offset = vg.Length(2*k-1) * width / 2
-		p.Add(b)
-		p.Legend.Add(series.name, b)
 	}
-	p.NominalX(labels...)
-	rotateLabels(p, len(groups))
-	p.Y.Min = 0
-	legendRoom(p, 2, top)
-	return p, nil
+	return pl, nil
 }
 
-// rotateLabels slants the group names under a panel of n groups so that
-// they do not run into each other: a little for a few, steeply for many.
-func rotateLabels(p *plot.Plot, n int) {
-	if n <= 3 {
-		return
-	}
-	p.X.Tick.Label.Rotation = math.Pi / 8
-	if n > 6 {
-		p.X.Tick.Label.Rotation = math.Pi / 3
-	}
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.X.Tick.Label.YAlign = draw.YCenter
-}
-
-// legendRoom raises the top of the y axis so that a legend of n entries
-// at the top of the panel sits above the data rather than on it.
-func legendRoom(p *plot.Plot, n int, top float64) {
-	if top <= p.Y.Min || math.IsInf(top, 0) {
-		return
-	}
-	// Each legend line takes about 1/18 of a 4.5-inch panel's data height.
-	frac := min(0.6, float64(n+1)/18)
-	p.Y.Max = max(p.Y.Max, p.Y.Min+(top-p.Y.Min)/(1-frac))
-}
-
-// legendLabels names each group by the values of the grouping columns
-// that differ between groups: scheduler and cc by their value alone
-// ("storm"), other columns as last-path-element=value ("load=0.3").
-// Without differing columns every group is "all".
-func legendLabels(groups []*Group) []string {
-	out := make([]string, len(groups))
-	keys := groups[0].Keys
-	for i, g := range groups {
-		var parts []string
-		for k, key := range keys {
-			varies := false
-			for _, h := range groups {
-				varies = varies || h.Values[k] != groups[0].Values[k]
-			}
-			if !varies {
+// ccdfPanel draws P(slowdown > x) on log axes, down to 1/n: the last
+// points are single flows. Points are spaced evenly in log probability,
+// so that the tail keeps its resolution.
+func (f *Figure) ccdfPanel(p *panel) (*plot.Plot, float64, float64, error) {
+	pl := newPanel(p.title, "slowdown (clamped at 1, log)")
+	pl.X.Scale = plot.LogScale{}
+	pl.X.Tick.Marker = logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}
+	lo := 1.0
+	for i, g := range p.groups {
+		sd := sortedSlowdowns(g)
+		n := len(sd)
+		if n == 0 {
+			continue
+		}
+		var xys plotter.XYs
+		last := -1
+		for k := range maxCDFPoints + 1 {
+			// the fraction above goes from 1 to 1/n, evenly in log
+			frac := math.Pow(float64(n), -float64(k)/maxCDFPoints)
+			j := min(n-1, int(math.Round(float64(n)*(1-frac))))
+			if j == last {
 				continue
 			}
-			switch key {
-			case "scheduler", "cc", "workload", "scenario":
-				parts = append(parts, g.Values[k])
-			default:
-				short := key[strings.LastIndexByte(key, '.')+1:]
-				parts = append(parts, short+"="+g.Values[k])
+			last = j
+			above := float64(n-j) / float64(n)
+			xys = append(xys, plotter.XY{X: sd[j], Y: above})
+			lo = min(lo, above)
+		}
+		if err := addLine(pl, xys, p.series[i], max(1, len(xys)/6)); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	return pl, lo, 1, nil
+}
+
+// dots marks two statistics per group at the group's series value on a
+// nominal x axis: the first with a circle, the second with a triangle,
+// in the series colour.
+func (f *Figure) dots(p *panel, stats func(*Group) (float64, float64)) (*plot.Plot, float64, float64) {
+	pl := newPanel(p.title, "")
+	var names []string
+	for i := range p.groups {
+		names = append(names, f.seriesName(p.series[i]))
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, g := range p.groups {
+		a, b := stats(g)
+		st := seriesStyle(p.series[i])
+		for k, v := range []float64{a, b} {
+			if math.IsNaN(v) || v <= 0 {
+				continue
 			}
-		}
-		out[i] = strings.Join(parts, ", ")
-		if out[i] == "" {
-			out[i] = g.ShortLabel()
+			lo, hi = min(lo, v), max(hi, v)
+			sc, err := plotter.NewScatter(plotter.XYs{{X: float64(i), Y: v}})
+			if err != nil {
+				continue
+			}
+			sc.Color, sc.Radius = st.color, vg.Points(3)
+			sc.Shape = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}}[k]
+			pl.Add(sc)
 		}
 	}
-	return out
-}
-
-func nanToZero(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
+	pl.NominalX(names...)
+	pl.X.Tick.Label.Font.Size = vg.Points(7)
+	if len(names) > 3 {
+		pl.X.Tick.Label.Rotation = math.Pi / 6
+		pl.X.Tick.Label.XAlign, pl.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	}
-	return v
+	pl.X.Min, pl.X.Max = -0.5, float64(len(names))-0.5
+	return pl, max(lo, 1), max(hi, 1)
 }
 
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Add(plotter.NewGrid())
-	return p
+func (f *Figure) seriesName(i int) string {
+	if len(f.series) == 0 {
+		return "all"
+	}
+	return f.series[i]
 }
 
-// logTicks marks a log axis: labelled ticks at 1, 2 and 5 times each power
-// of ten when the axis spans less than three decades, at powers of ten
-// otherwise, and unlabelled minor ticks at the other integers times a
-// power of ten.
+// niceCeil is the least 1, 2 or 5 times a power of ten at or above v,
+// so that a log axis ends on a labelled tick.
+func niceCeil(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) {
+		return 1
+	}
+	pow := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*pow >= v*(1-1e-9) {
+			return m * pow
+		}
+	}
+	return 10 * pow
+}
+
+// niceFloor is the largest 1, 2 or 5 times a power of ten at or below v.
+func niceFloor(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) {
+		return 1
+	}
+	pow := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*pow <= v*(1+1e-9) {
+			return m * pow
+		}
+	}
+	return pow
+}
+
+// logTicks marks a log axis: labelled ticks at every integer times the
+// power of ten when the axis spans at most one decade, at 1, 2 and 5
+// times each power of ten up to three decades (1 to 1000: the slowdowns
+// of most figures), at powers of ten beyond;
+// unlabelled minor ticks at the other integers times a power of ten.
 type logTicks struct {
 	format func(int64) string
 }
@@ -384,7 +790,10 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 		return nil
 	}
 	labelled := []float64{1, 2, 5}
-	if math.Log10(hi/lo) >= 3 {
+	switch span := math.Log10(hi / lo); {
+	case span <= 1+1e-9:
+		labelled = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	case span > 3+1e-9:
 		labelled = []float64{1}
 	}
 	var ticks []plot.Tick

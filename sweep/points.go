@@ -24,8 +24,8 @@ type Point struct {
 	// Scenario is the resolved scenario: base, then set, then the swept
 	// values, each applied as a --set.
 	Scenario *scenario.Scenario
-	// Hash is Scenario.Hash(): the name of the point's directory and the
-	// first 16 hex digits of its run_id.
+	// Hash is Scenario.Hash(): the name of the point's directory and its
+	// run.parquet's config_hash.
 	Hash string
 	// Swept are the point's swept values as --set arguments, grid keys in
 	// file order, then zip keys.

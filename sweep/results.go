@@ -44,7 +44,17 @@ type Results struct {
 	// Failed are directories with an ErrorFile and no run.parquet: failed
 	// sweep points.
 	Failed []string
+	// Repeats are run directories left out of Runs because they hold a
+	// run already read from another directory: the same config_hash, so
+	// the same scenario and seed, and so the same results (a run repeated
+	// into a fresh --out, a sweep's --out copied). Each run counts once,
+	// from the first of its directories: pooling it twice would weigh one
+	// seed double.
+	Repeats []Repeat
 }
+
+// Repeat is a run directory holding the run read from Of.
+type Repeat struct{ Dir, Of string }
 
 // Collect finds every run under dirs: a directory holding run.parquet is a
 // run (a single run's --out, or a sweep point), searched for recursively,
@@ -95,7 +105,30 @@ func Collect(dirs ...string) (*Results, error) {
 	}
 	slices.SortFunc(res.Runs, func(a, b *RunResult) int { return cmp.Compare(a.Dir, b.Dir) })
 	slices.Sort(res.Failed)
+	res.dropRepeats()
 	return res, nil
+}
+
+// dropRepeats moves every run whose config_hash an earlier run (by
+// directory) has to Repeats. A run.parquet from before config_hash has
+// its run_id, which was the scenario hash then, in its place.
+func (res *Results) dropRepeats() {
+	first := map[string]string{}
+	kept := res.Runs[:0]
+	for _, r := range res.Runs {
+		key := r.Run.ConfigHash
+		if key == "" {
+			key = r.Run.RunID
+		}
+		if of, ok := first[key]; ok {
+			res.Repeats = append(res.Repeats, Repeat{Dir: r.Dir, Of: of})
+			continue
+		}
+		first[key] = r.Dir
+		kept = append(kept, r)
+	}
+	clear(res.Runs[len(kept):])
+	res.Runs = kept
 }
 
 func readRun(dir string) (*RunResult, error) {
@@ -279,14 +312,6 @@ func (g *Group) Label() string {
 		parts[i] = k + "=" + g.Values[i]
 	}
 	return strings.Join(parts, " ")
-}
-
-// ShortLabel is the values alone, "v1/v2", for legends.
-func (g *Group) ShortLabel() string {
-	if len(g.Keys) == 0 {
-		return "all"
-	}
-	return strings.Join(g.Values, " / ")
 }
 
 // Flows are the stats of the group's in-window flows, every run's in run

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -15,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/dcsim/dcsim/analysis"
 )
@@ -172,24 +172,21 @@ func TestIterationsReportedAndPlotted(t *testing.T) {
 	if !strings.Contains(text.String(), "iteration time of training runs") || !strings.Contains(text.String(), "2.50ms") {
 		t.Errorf("report lacks the iteration table:\n%s", text.String())
 	}
-	// 12 in wide at 110 dpi; three rows of 4.5 in with the iteration panel.
-	if w, h := plotSize(t, groups); w != 1320 || h != 1485 {
-		t.Errorf("got a %dx%d PNG, want 1320x1485", w, h)
+	// Flows and iterations: slowdown by size unless asked for iterations.
+	for kind, want := range map[string]string{"": "slowdown-by-size", "iterations": "iterations"} {
+		f, err := NewFigure(groups, PlotOptions{Kind: kind})
+		if err != nil || f.kind != want {
+			t.Errorf("kind %q: got %v, %v, want %s", kind, f, err, want)
+		}
 	}
-}
-
-// plotSize draws groups as PNG and returns its size in pixels.
-func plotSize(t *testing.T, groups []*Group) (w, h int) {
-	t.Helper()
-	b := plotImage(t, groups).Bounds()
-	return b.Dx(), b.Dy()
+	plotImage(t, groups, PlotOptions{Kind: "iterations"})
 }
 
 // plotImage draws groups as PNG and decodes it.
-func plotImage(t *testing.T, groups []*Group) image.Image {
+func plotImage(t *testing.T, groups []*Group, opt PlotOptions) image.Image {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Plot(&buf, "png", groups); err != nil {
+	if err := Plot(&buf, "png", groups, opt); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&buf)
@@ -249,17 +246,6 @@ func TestFormatAndCSV(t *testing.T) {
 			t.Errorf("%s: CSV totals %v, want %s", g.Label(), rec[len(rec)-3:], want)
 		}
 	}
-	checkPanelsInsideTiles(t, groups)
-	var svg bytes.Buffer
-	if err := Plot(&svg, "svg", groups); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasPrefix(bytes.TrimSpace(svg.Bytes()), []byte("<?xml")) || !bytes.Contains(svg.Bytes(), []byte("CDF of slowdown")) {
-		t.Errorf("SVG output does not look like the figure (%d bytes)", svg.Len())
-	}
-	if err := Plot(&svg, "gif", groups); err == nil {
-		t.Error("gif accepted as a plot format")
-	}
 }
 
 // Failed points are listed, incomplete directories ignored, a directory
@@ -282,6 +268,24 @@ func TestCollectFailedAndDuplicates(t *testing.T) {
 	}
 	if _, err := Collect(filepath.Join(out, "nope")); err == nil {
 		t.Error("a missing directory gave no error")
+	}
+	// The same run in two directories (a re-run into a fresh --out) is
+	// counted once, from its first directory, and listed as a repeat.
+	again := filepath.Join(out, "zz-again")
+	os.MkdirAll(again, 0o755)
+	for _, name := range []string{analysis.RunFile, analysis.FlowsFile} {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(runs[0]), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(again, name), b, 0o644)
+	}
+	res, err = Collect(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Repeat{{Dir: again, Of: filepath.Dir(runs[0])}}; len(res.Runs) != 4 || !slices.Equal(res.Repeats, want) {
+		t.Errorf("got %d runs, repeats %v, want 4 runs and %v", len(res.Runs), res.Repeats, want)
 	}
 }
 
@@ -344,60 +348,255 @@ func TestDefaultGroupBySeparatesConfigs(t *testing.T) {
 	}
 }
 
-// A report of training runs only draws the iteration panel, not four
-// empty slowdown panels; a cloud report draws its four slowdown panels and
-// a legend panel, so that no legend sits on the data (issue #15, first
-// use). Each row of panels is 4.5 in at 110 dpi, each column 6 in; a
-// lone panel takes one column, not half of an empty two-column figure.
-func TestPlotPanels(t *testing.T) {
-	train := &Results{Runs: []*RunResult{{Run: analysis.RunRecord{Scheduler: "fair", CC: "dcqcn", Workload: "collective:allreduce"},
-		Iterations: []analysis.IterationRecord{{DurationNs: 4e6}}}}}
-	_, cloud := collected(t)
-	for _, tc := range []struct {
-		name          string
-		res           *Results
-		width, height int
-	}{{"training only", train, 660, 495}, {"cloud", cloud, 1320, 1485}} {
-		groups, err := tc.res.Group(nil)
-		if err != nil {
-			t.Fatal(err)
+// synthetic is a run with the given columns and flows of 1 KB to 1 MB
+// whose slowdown grows with scale.
+func synthetic(workload string, load float64, sched string, scale float64) *RunResult {
+	r := &RunResult{Run: analysis.RunRecord{Scenario: "s", Scheduler: sched, CC: "dcqcn", Workload: workload, Load: &load}, Config: "-"}
+	for i := range 200 {
+		r.Flows = append(r.Flows, analysis.FlowStat{SizeBytes: int64(1000 + 5000*i), Slowdown: 1 + scale*float64(i%20)})
+	}
+	return r
+}
+
+// Grouped by workload, load and scheduler, the figure has one panel per
+// workload x load (loads across, workloads down), the schedulers as
+// series in one palette order, and what all runs share in its title; the
+// limits and bad options are errors (issue #26: 28 curves in one panel).
+func TestFigureLayout(t *testing.T) {
+	res := &Results{}
+	for _, wl := range []string{"cloud:websearch", "cloud:alistorage"} {
+		for _, load := range []float64{0.5, 0.8} {
+			for k, sched := range []string{"storm", "fair", "srpt"} {
+				res.Runs = append(res.Runs, synthetic(wl, load, sched, float64(k+1)*load))
+			}
 		}
-		if w, h := plotSize(t, groups); w != tc.width || h != tc.height {
-			t.Errorf("%s: got a %dx%d PNG, want %dx%d", tc.name, w, h, tc.width, tc.height)
+	}
+	groups, err := res.Group([]string{"workload", "load", "scheduler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFigure(groups, PlotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, cols := f.Grid()
+	col, series := f.Series()
+	if f.Panels() != 4 || rows != 2 || cols != 2 || col != "scheduler" || !slices.Equal(series, []string{"fair", "srpt", "storm"}) {
+		t.Errorf("got %d panels in %dx%d, series %s %v; want 4 in 2x2, scheduler [fair srpt storm]", f.Panels(), rows, cols, col, series)
+	}
+	if want := "workload=cloud:alistorage, load=0.8"; f.panels[1].title != want || f.title != "s, dcqcn" {
+		t.Errorf("got panel 1 %q, title %q; want %q and \"s, dcqcn\"", f.panels[1].title, f.title, want)
+	}
+	for _, p := range f.panels {
+		for i, g := range p.groups {
+			if series[p.series[i]] != g.Values[2] {
+				t.Errorf("%s: style of %s", g.Label(), series[p.series[i]])
+			}
+		}
+	}
+	// --series load: the loads are the lines, workload x scheduler the panels.
+	if f, err := NewFigure(groups, PlotOptions{Series: "load", Kind: "ccdf"}); err != nil || f.Panels() != 6 {
+		t.Errorf("series load: got %v panels, %v; want 6", f, err)
+	}
+	for _, tc := range []struct {
+		opt  PlotOptions
+		want string
+	}{
+		{PlotOptions{Series: "colour"}, `plot series "colour": not a grouping column (grouped by workload, load, scheduler)`},
+		{PlotOptions{Kind: "pie"}, `plot kind "pie": want one of slowdown-by-size, cdf, ccdf, summary, iterations`},
+		{PlotOptions{Stat: "p42"}, `plot statistic "p42": want p50, p95, p99 or mean`},
+		{PlotOptions{Kind: "iterations"}, "plot kind iterations: no run has training iterations"},
+	} {
+		if _, err := NewFigure(groups, tc.opt); err == nil || err.Error() != tc.want {
+			t.Errorf("%+v: got %v, want %s", tc.opt, err, tc.want)
+		}
+	}
+	many := &Results{}
+	for i := range MaxSeries + 1 {
+		many.Runs = append(many.Runs, synthetic("w", 0.5, fmt.Sprintf("s%d", i), 1))
+	}
+	g, _ := many.Group([]string{"scheduler"})
+	if _, err := NewFigure(g, PlotOptions{}); err == nil || !strings.Contains(err.Error(), "9 values of scheduler in a panel, at most 8") {
+		t.Errorf("9 schedulers: got %v", err)
+	}
+	if _, err := NewFigure(g, PlotOptions{Series: "scheduler"}); err == nil {
+		t.Error("9 series accepted")
+	}
+	many = &Results{}
+	for i := range MaxPanels + 1 {
+		many.Runs = append(many.Runs, synthetic("w", float64(i+1)/100, "fair", 1))
+	}
+	g, _ = many.Group([]string{"load", "scheduler"})
+	if _, err := NewFigure(g, PlotOptions{Series: "scheduler", Kind: "summary"}); err == nil || !strings.Contains(err.Error(), "panels (one per load), at most 24") {
+		t.Errorf("25 loads: got %v", err)
+	}
+}
+
+// Every panel draws each series in the series' palette colour, the same
+// colour in each panel; colours of absent series appear nowhere. The
+// figure is 3.5 in wide per panel at 300 dpi.
+func TestFigureColours(t *testing.T) {
+	res := &Results{}
+	for _, load := range []float64{0.5, 0.8} {
+		for k, sched := range []string{"fair", "storm"} {
+			res.Runs = append(res.Runs, synthetic("w", load, sched, float64(k+1)))
+		}
+	}
+	groups, err := res.Group([]string{"load", "scheduler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"slowdown-by-size", "ccdf"} {
+		img := plotImage(t, groups, PlotOptions{Kind: kind})
+		b := img.Bounds()
+		if b.Dx() != 2*350*plotDPI/100 {
+			t.Errorf("%s: %d px wide, want two 3.5 in panels at %d dpi", kind, b.Dx(), plotDPI)
+		}
+		top := int((titleHeight + 2*legendRow).Points() / 72 * plotDPI) // below the title and the legend
+		count := func(x0, x1 int, c color.Color) int {
+			r0, g0, b0, _ := c.RGBA()
+			n := 0
+			for y := top; y < b.Max.Y; y++ {
+				for x := x0; x < x1; x++ {
+					if r, g, bl, _ := img.At(x, y).RGBA(); r>>8 == r0>>8 && g>>8 == g0>>8 && bl>>8 == b0>>8 {
+						n++
+					}
+				}
+			}
+			return n
+		}
+		for half, x := range []int{0, b.Dx() / 2} {
+			for i := range 3 {
+				n := count(x, x+b.Dx()/2, SeriesColor(i))
+				if (i < 2) != (n > 50) {
+					t.Errorf("%s: panel %d has %d pixels of series colour %d", kind, half, n, i)
+				}
+			}
 		}
 	}
 }
 
-// checkPanelsInsideTiles checks that every panel of the groups' figure
-// stays inside its tile: the margin above each row of panels is blank
-// and a title starts just below it. plot.Align, used before,
-// pushed the first row's titles to the image's top edge (cut off) and
-// others away from their panels.
-func checkPanelsInsideTiles(t *testing.T, groups []*Group) {
-	t.Helper()
-	img := plotImage(t, groups)
-	b := img.Bounds()
-	ink := func(y0, y1 float64) bool { // any non-white pixel in rows [y0, y1)
-		for y := int(math.Ceil(y0)); y < int(y1); y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				if r, g, bl, _ := img.At(x, y).RGBA(); r < 0xf000 || g < 0xf000 || bl < 0xf000 {
-					return true
-				}
+// The format follows the file's extension; each writer makes its format.
+func TestPlotFormats(t *testing.T) {
+	_, res := collected(t)
+	groups, err := res.Group(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, magic string }{{"x.png", "\x89PNG"}, {"x.SVG", "<?xml"}, {"x.pdf", "%PDF"}} {
+		format, err := PlotFormat(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := Plot(&buf, format, groups, PlotOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(buf.Bytes(), []byte(tc.magic)) {
+			t.Errorf("%s: starts %q, want %q", tc.path, buf.Bytes()[:min(8, buf.Len())], tc.magic)
+		}
+		if format == "svg" && !bytes.Contains(buf.Bytes(), []byte("scheduler:")) {
+			t.Error("SVG lacks the legend's column name")
+		}
+	}
+	for _, bad := range []string{"x.gif", "x", "dir/"} {
+		if _, err := PlotFormat(bad); err == nil {
+			t.Errorf("%s accepted as a plot file", bad)
+		}
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (logTicks{format: func(v int64) string { return strconv.FormatInt(v, 10) }}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
 			}
 		}
-		return false
+		return out
 	}
-	px := func(l vg.Length) float64 { return l.Points() / 72 * plotDPI }
-	const rows = 3 // 2 slowdown-by-size panels, the CDF, the dots, the legend
-	pad, bottom := px(plotPad), px(vg.Inch/8)
-	tile := (float64(b.Dy()) - pad - bottom - (rows-1)*pad) / rows
-	for r := range rows {
-		top := pad + float64(r)*(tile+pad)
-		if ink(top-pad+1, top-1) {
-			t.Errorf("row %d: ink in the margin above it, rows %.0f-%.0f: a panel is drawn outside its tile", r, top-pad, top)
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1, niceCeil(4.5), "1 2 3 4 5"}, // issue #26: labelled 1 and 2 only, data to 4.5
+		{1, 1000, "1 2 5 10 20 50 100 200 500 1000"},
+		{1, 1e5, "1 10 100 1000 10000 100000"},
+	} {
+		if got := strings.Join(labels(tc.lo, tc.hi), " "); got != tc.want {
+			t.Errorf("ticks %g-%g: got %s, want %s", tc.lo, tc.hi, got, tc.want)
 		}
-		if !ink(top, top+pad) {
-			t.Errorf("row %d: no title in the %.0f pixel rows below its top, %.0f", r, pad, top)
+	}
+	for v, want := range map[float64]float64{4.5: 5, 1: 1, 11: 20, 230: 500, 0.03: 0.05} {
+		if got := niceCeil(v); math.Abs(got-want) > 1e-12 {
+			t.Errorf("niceCeil(%g) = %g, want %g", v, got, want)
+		}
+	}
+}
+
+// The per-size CSV has a row per group and bucket, equal to the text
+// report's buckets; the ratio view divides each group's statistics by
+// its baseline's in the same other columns (issue #26).
+func TestSizeCSVAndRatios(t *testing.T) {
+	res := &Results{}
+	for _, load := range []float64{0.5, 0.8} {
+		for k, sched := range []string{"fair", "storm"} {
+			res.Runs = append(res.Runs, synthetic("w", load, sched, float64(2-k)*load))
+		}
+	}
+	res.Runs = append(res.Runs, synthetic("w", 0.9, "storm", 1)) // no fair at 0.9
+	groups, err := res.Group([]string{"load", "scheduler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteSizeCSV(&buf, groups); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"load", "scheduler", "size_percentile", "min_size_bytes", "max_size_bytes", "finished", "unfinished", "below_one", "mean_slowdown", "p50_slowdown", "p95_slowdown", "p99_slowdown"}
+	if !slices.Equal(recs[0], want) || len(recs) != 1+5*20 {
+		t.Fatalf("got header %v and %d rows, want %v and 100", recs[0], len(recs)-1, want)
+	}
+	b := groups[0].Analysis.Buckets[3]
+	if got := recs[4]; got[0] != "0.5" || got[1] != "fair" || got[2] != strconv.Itoa(b.Percent) || got[4] != strconv.FormatInt(b.MaxSize, 10) ||
+		got[11] != strconv.FormatFloat(b.P99, 'g', -1, 64) {
+		t.Errorf("row 4: got %v, want bucket %+v", got, b)
+	}
+
+	base, err := ParseBaseline("scheduler=fair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := FormatRatios(&buf, groups, base); err != nil {
+		t.Fatal(err)
+	}
+	ratio := groups[1].Analysis.Overall.Mean / groups[0].Analysis.Overall.Mean
+	for _, want := range []string{"ratio to scheduler=fair in the same group", "0.5   storm      " + strconv.FormatFloat(ratio, 'f', 2, 64),
+		"0.9   storm      (no scheduler=fair group with the same other values)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("ratios lack %q:\n%s", want, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "fair  ") {
+		t.Errorf("ratios list the baseline itself:\n%s", buf.String())
+	}
+	for s, want := range map[string]string{
+		"scheduler":      `baseline "scheduler": want column=value, e.g. scheduler=fair`,
+		"cc=dcqcn":       "baseline cc=dcqcn: cc is not a grouping column (grouped by load, scheduler)",
+		"scheduler=pias": "baseline scheduler=pias: no group has it (scheduler: fair, storm)",
+	} {
+		b, err := ParseBaseline(s)
+		if err == nil {
+			err = b.Check(groups)
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", s, err, want)
 		}
 	}
 }

@@ -52,6 +52,9 @@ type Status struct {
 	Running int
 	Done    int // finished successfully in this Run
 	Failed  int
+	// Finished is the point whose end (done or failed) this change of
+	// Status reports, nil for other changes: a log line per point.
+	Finished *Outcome
 }
 
 // Pending is the number of points neither finished, failed nor skipped.
@@ -123,6 +126,7 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 		if opt.Progress != nil {
 			opt.Progress(sum.Status)
 		}
+		sum.Finished = nil
 	}
 	report(func(*Status) {})
 
@@ -140,7 +144,7 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 				if opt.RunPoint != nil {
 					err = opt.RunPoint(o.Point, o.Dir)
 				} else {
-					err = RunPoint(ctx, o.Point, o.Dir, opt.Version)
+					err = RunPoint(ctx, o.Point, o.Dir, opt.Version, "")
 				}
 				o.Err, o.Wall = err, time.Since(t0)
 				report(func(s *Status) {
@@ -148,6 +152,7 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 					if interrupted(ctx, err) {
 						return // pending: a re-run does it
 					}
+					s.Finished = o
 					if err != nil {
 						s.Failed++
 					} else {
@@ -179,8 +184,10 @@ feed:
 // the error, with its stack; the error, whatever it is, is also written to
 // dir/ErrorFile, unless ctx ended the point: then it is context.Cause(ctx),
 // the point's files are removed as an interrupted run removes them, and
-// nothing is recorded, as the point did not fail.
-func RunPoint(ctx context.Context, p *Point, dir, version string) (err error) {
+// nothing is recorded, as the point did not fail. The run's id is runID,
+// which the caller checked with wiring.CheckRunID, or a fresh one when it
+// is "" (wiring.Options.RunID).
+func RunPoint(ctx context.Context, p *Point, dir, version, runID string) (err error) {
 	if err := prepareDir(dir); err != nil {
 		return err
 	}
@@ -201,7 +208,7 @@ func RunPoint(ctx context.Context, p *Point, dir, version string) (err error) {
 	}); err != nil {
 		return err
 	}
-	res, err := simulate(ctx, p, dir, version)
+	res, err := simulate(p, wiring.Options{Params: p.Params, Version: version, Dir: dir, RunID: runID, Context: ctx})
 	if err != nil {
 		return err
 	}
@@ -210,12 +217,12 @@ func RunPoint(ctx context.Context, p *Point, dir, version string) (err error) {
 
 // simulate builds and runs one point; tests replace it to make points
 // fail or panic.
-var simulate = func(ctx context.Context, p *Point, dir, version string) (*wiring.Result, error) {
+var simulate = func(p *Point, opt wiring.Options) (*wiring.Result, error) {
 	sim, err := wiring.Build(p.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	return sim.Run(wiring.Options{Params: p.Params, Version: version, Dir: dir, Context: ctx}), nil
+	return sim.Run(opt), nil
 }
 
 // interrupted reports whether err is ctx's end rather than a failure.

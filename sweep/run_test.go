@@ -56,7 +56,7 @@ func dirFiles(t testing.TB, out string) map[string]string {
 			if err != nil {
 				return err
 			}
-			r.WallSeconds = 0
+			r.WallSeconds, r.RunID = 0, "" // the wall clock; unique per run
 			load := "null"
 			if r.Load != nil {
 				load = fmt.Sprint(*r.Load)
@@ -86,6 +86,13 @@ func diffDirs(t *testing.T, what, a, b string) {
 		t.Fatalf("%s: file sets differ (-%s +%s):\n%s", what, a, b, diff)
 	}
 	for _, k := range ka {
+		if strings.HasSuffix(k, ".parquet") && filepath.Base(k) != analysis.RunFile {
+			// Every run has an id of its own: compare rows without it.
+			if same, err := analysis.SameRows(filepath.Join(a, k), filepath.Join(b, k)); err != nil || !same {
+				t.Errorf("%s: %s differs (%v)", what, k, err)
+			}
+			continue
+		}
 		if fa[k] != fb[k] {
 			t.Errorf("%s: %s differs", what, k)
 		}
@@ -113,15 +120,15 @@ func TestParallelEqualsSerial(t *testing.T) {
 		t.Fatalf("got %d and %d points done, want 6", s1.Done, s2.Done)
 	}
 	diffDirs(t, "serial vs parallel", serial, parallel)
-	// Every point's directory is its hash and its run_id starts with it;
-	// the swept values are run.parquet columns.
+	// Every point's directory is its hash, run.parquet's config_hash; the
+	// swept values are run.parquet columns.
 	for _, p := range pts {
 		r, params, err := analysis.ReadRun(filepath.Join(serial, p.Hash, analysis.RunFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(p.Hash, r.RunID) && !strings.HasPrefix(r.RunID, p.Hash) {
-			t.Errorf("point %d: run_id %s, directory %s", p.Index, r.RunID, p.Hash)
+		if r.ConfigHash != p.Hash {
+			t.Errorf("point %d: config_hash %s, directory %s", p.Index, r.ConfigHash, p.Hash)
 		}
 		if diff := cmp.Diff(p.Params, params); diff != "" {
 			t.Errorf("point %d: run.parquet params (-want +got):\n%s", p.Index, diff)
@@ -192,7 +199,7 @@ func TestFailingPoints(t *testing.T) {
 	out := t.TempDir()
 	orig := simulate
 	t.Cleanup(func() { simulate = orig })
-	simulate = func(ctx context.Context, p *Point, dir, version string) (*wiring.Result, error) {
+	simulate = func(p *Point, opt wiring.Options) (*wiring.Result, error) {
 		switch p.Index {
 		case 1:
 			return nil, errors.New("injected failure")
@@ -200,7 +207,7 @@ func TestFailingPoints(t *testing.T) {
 			var m map[string]int
 			m["boom"]++ // a nil-map panic inside the "simulation"
 		}
-		return orig(ctx, p, dir, version)
+		return orig(p, opt)
 	}
 	sum, err := Run(context.Background(), pts, Options{Out: out, Workers: 2})
 	if err != nil {
@@ -336,10 +343,9 @@ func TestResume(t *testing.T) {
 	runSweep(t, pts, ref, 2, false)
 	diffDirs(t, "resumed vs uninterrupted", out, ref)
 	for _, p := range pts {
-		a, _ := os.ReadFile(filepath.Join(out, p.Hash, analysis.FlowsFile))
-		b, _ := os.ReadFile(filepath.Join(ref, p.Hash, analysis.FlowsFile))
-		if len(a) == 0 || !bytes.Equal(a, b) {
-			t.Errorf("point %d: flows.parquet differs from the uninterrupted sweep's (%d vs %d bytes)", p.Index, len(a), len(b))
+		same, err := analysis.SameRows(filepath.Join(out, p.Hash, analysis.FlowsFile), filepath.Join(ref, p.Hash, analysis.FlowsFile))
+		if err != nil || !same {
+			t.Errorf("point %d: flows.parquet differs from the uninterrupted sweep's (%v)", p.Index, err)
 		}
 	}
 	t.Logf("killed after %d of %d points; the resume ran the other %d", len(complete), len(pts), sum.Done)
@@ -369,11 +375,11 @@ func TestInterruptedPoint(t *testing.T) {
 	stop := errors.New("interrupted")
 	orig := simulate
 	t.Cleanup(func() { simulate = orig })
-	simulate = func(ctx context.Context, p *Point, dir, version string) (*wiring.Result, error) {
+	simulate = func(p *Point, opt wiring.Options) (*wiring.Result, error) {
 		if p.Index == 2 {
 			cancel(stop) // the run stops after its first chunk
 		}
-		return orig(ctx, p, dir, version)
+		return orig(p, opt)
 	}
 	sum, err := Run(ctx, pts, Options{Out: out, Workers: 1})
 	if err != nil {

@@ -229,7 +229,7 @@ func TestCCDefaultAndCNPs(t *testing.T) {
 func TestSamplesStreamed(t *testing.T) {
 	sets := []string{"topology.kind=star", "topology.hosts=4", "duration=200us", "trace.interval=100ns"}
 	run := func(dir string) *Result {
-		res := mustBuild(t, "default", sets...).Run(Options{Dir: dir})
+		res := mustBuild(t, "default", sets...).Run(Options{RunID: "r", Dir: dir})
 		if dir != "" {
 			if err := res.WriteDir(dir); err != nil {
 				t.Fatal(err)

@@ -195,3 +195,32 @@ func TestRunLoadOnlyForCloud(t *testing.T) {
 		t.Errorf("collective headline names a load it did not use: %q", h)
 	}
 }
+
+// Two runs of one scenario and seed have ids of their own and one
+// config_hash, the scenario's hash; a pinned id is used as given (issue
+// #26: a DuckDB join of flows with run.parquet multiplied rows).
+func TestRunIDUnique(t *testing.T) {
+	run := func(id string) *Result {
+		return mustBuild(t, "default", "topology.kind=star", "topology.hosts=4", "duration=50us").Run(Options{RunID: id})
+	}
+	a, b := run(""), run("")
+	if a.Run.RunID == b.Run.RunID || len(a.Run.RunID) != 36 {
+		t.Errorf("got run ids %q and %q, want two different UUIDs", a.Run.RunID, b.Run.RunID)
+	}
+	if h := a.Sim.Scenario.Hash(); a.Run.ConfigHash != h || b.Run.ConfigHash != h {
+		t.Errorf("got config_hash %q and %q, want the scenario hash %q", a.Run.ConfigHash, b.Run.ConfigHash, h)
+	}
+	for _, f := range a.Flows {
+		if f.RunID != a.Run.RunID {
+			t.Fatalf("flow %d: run_id %q, run.parquet's %q", f.FlowID, f.RunID, a.Run.RunID)
+		}
+	}
+	if got := run("slurm-123_4").Run.RunID; got != "slurm-123_4" {
+		t.Errorf("pinned id: got %q", got)
+	}
+	for id, ok := range map[string]bool{"slurm-123_4": true, "a:b.c": true, "": false, "a b": false, "x/y": false, strings.Repeat("x", MaxRunIDLen+1): false} {
+		if err := CheckRunID(id); (err == nil) != ok {
+			t.Errorf("CheckRunID(%q) = %v, want ok %v", id, err, ok)
+		}
+	}
+}

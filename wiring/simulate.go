@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
 )
@@ -21,6 +23,8 @@ type Progress struct {
 	Events      uint64
 	FlowsPosted int64
 	FlowsDone   int64
+	BytesPosted int64 // sizes of the flows posted and done: what a drain has left
+	BytesDone   int64
 	Draining    bool
 	// Training is the progress of training workloads (zero without).
 	Training TrainingProgress
@@ -28,7 +32,14 @@ type Progress struct {
 
 // Options control a run without changing its results.
 type Options struct {
-	RunID    string // default: the first 16 hex digits of the scenario hash
+	// RunID names the run in every file it writes (the run_id column).
+	// Default: a fresh UUIDv7 (time-ordered, random), so that two runs of
+	// one scenario and seed, which write identical results, never share
+	// an id and a join on run_id never multiplies rows. Pin it (a SLURM
+	// job id, a test) to get byte-identical files; CheckRunID says what
+	// is accepted. The scenario's own stable name is run.parquet's
+	// config_hash.
+	RunID    string
 	Version  string // dcsim version recorded in run.parquet
 	Progress func(Progress)
 	// Params are the swept parameters of a sweep point (extra run.parquet columns).
@@ -91,6 +102,9 @@ const chunk = 100 * engine.Microsecond
 func (s *Sim) Run(opt Options) *Result {
 	sc := s.Scenario
 	start := time.Now()
+	if opt.RunID == "" {
+		opt.RunID = NewRunID()
+	}
 	res := &Result{Sim: s, dir: opt.Dir}
 	if opt.Dir != "" {
 		if res.err = scenario.PrepareDir(opt.Dir); res.err == nil {
@@ -103,9 +117,9 @@ func (s *Sim) Run(opt Options) *Result {
 		if opt.Dir != "" && res.err == nil {
 			stream, res.err = analysis.CreateSampleStream(filepath.Join(opt.Dir, analysis.SamplesFile))
 		}
-		smp = newSampler(s, iv, opt.runID(sc), stream)
+		smp = newSampler(s, iv, opt.RunID, stream)
 	}
-	fr := &flowRecorder{s: s, runID: opt.runID(sc), holdRows: defaultHoldRows, dir: opt.Dir, spillWriter: opt.spillWriter}
+	fr := &flowRecorder{s: s, runID: opt.RunID, holdRows: defaultHoldRows, dir: opt.Dir, spillWriter: opt.spillWriter}
 	if opt.holdRows > 0 {
 		fr.holdRows = opt.holdRows
 	}
@@ -119,7 +133,8 @@ func (s *Sim) Run(opt Options) *Result {
 	report := func(draining bool) {
 		if opt.Progress != nil {
 			opt.Progress(Progress{SimTime: eng.Now(), Duration: dur, Events: eng.Events(),
-				FlowsPosted: k.MessagesPosted, FlowsDone: k.MessagesDone, Draining: draining,
+				FlowsPosted: k.MessagesPosted, FlowsDone: k.MessagesDone, BytesPosted: k.BytesPosted, BytesDone: k.BytesDone,
+				Draining: draining,
 				Training: s.trainingProgress()})
 		}
 	}
@@ -194,8 +209,8 @@ func (s *Sim) Run(opt Options) *Result {
 	}
 	res.Flows = fr.rows
 	res.waiting, res.spilled = fr.maxWaiting, fr.spilled
-	res.Iterations, res.Collectives = s.trainingRecords(opt.runID(sc))
-	res.Batches = s.BatchRecords(opt.runID(sc))
+	res.Iterations, res.Collectives = s.trainingRecords(opt.RunID)
+	res.Batches = s.BatchRecords(opt.RunID)
 	if err := s.checkLoops(); res.err == nil {
 		res.err = err
 	}
@@ -216,17 +231,35 @@ func (s *Sim) Run(opt Options) *Result {
 // their NIC concurrency counters are counted as the run goes (nicTracker).
 func (r *Result) streamsFlows() bool { return r.dir != "" }
 
-func (o Options) runID(s *scenario.Scenario) string {
-	if o.RunID != "" {
-		return o.RunID
+// NewRunID is a fresh run id: a UUIDv7, whose first 48 bits are the
+// Unix time in ms, so ids sort by when their runs started.
+func NewRunID() string {
+	return uuid.Must(uuid.NewV7()).String()
+}
+
+// MaxRunIDLen bounds a pinned run id: it is repeated in the dictionary of
+// every file's run_id column and printed in reports.
+const MaxRunIDLen = 128
+
+// CheckRunID accepts a pinned run id: 1 to MaxRunIDLen letters, digits
+// and - _ . : (a UUID, a SLURM "123456_7", a name), nothing that a shell,
+// a CSV or a path would need quoted.
+func CheckRunID(id string) error {
+	if id == "" || len(id) > MaxRunIDLen {
+		return fmt.Errorf("run id %q: want 1 to %d characters", id, MaxRunIDLen)
 	}
-	return s.Hash()[:16]
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:", c)) {
+			return fmt.Errorf("run id %q: %q is not a letter, digit, '-', '_', '.' or ':'", id, c)
+		}
+	}
+	return nil
 }
 
 func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.RunRecord {
 	sc := s.Scenario
 	k := &s.Cluster.Counters
-	r := analysis.RunRecord{RunID: opt.runID(sc), Scenario: sc.Name, Scheduler: sc.NIC.Scheduler,
+	r := analysis.RunRecord{RunID: opt.RunID, ConfigHash: sc.Hash(), Scenario: sc.Name, Scheduler: sc.NIC.Scheduler,
 		CC: sc.CC.Algorithm, Workload: sc.Workload.Label(), Load: sc.Workload.ConfiguredLoad(), Seed: int64(sc.Seed),
 		Version: opt.Version, SimTimeNs: s.Engine.Now().Nanoseconds(), WallSeconds: wall,
 		Events: int64(s.Engine.Events()), BytesDropped: s.Net.DroppedBytes, PFCPauseFrames: s.Net.PauseFrames,

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -81,37 +84,58 @@ func TestRunEndToEnd(t *testing.T) {
 	t.Logf("%d flows, %d below 1 (all within the ideal formula's per-hop payload term)", len(flows), below)
 }
 
-// Same seed: byte-identical flows.parquet, run.parquet equal but for the
-// wall clock. Another seed: different flows.
+// Same seed: the same flows.parquet rows under two run ids of their own
+// and one config_hash, byte-identical files with the id pinned
+// (--run-id), run.parquet equal but for the wall clock and run_id.
+// Another seed: different flows. A report over both runs counts the run
+// once and says so (issue #26).
 func TestRunDeterminism(t *testing.T) {
 	base := t.TempDir()
-	read := func(name string, seed string) ([]byte, analysis.RunRecord) {
+	read := func(name string, seed string, extra ...string) (string, analysis.RunRecord) {
 		dir := filepath.Join(base, name)
-		if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--quiet", "--seed", seed, "--out", dir); code != 0 {
+		args := append([]string{"run", "testdata/small.yaml", "--quiet", "--seed", seed, "--out", dir}, extra...)
+		if code, _, stderr := runCLI(t, args...); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
-		if err != nil {
-			t.Fatal(err)
 		}
 		r, _, err := analysis.ReadRun(filepath.Join(dir, analysis.RunFile))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.WallSeconds = 0
-		return b, r
+		return filepath.Join(dir, analysis.FlowsFile), r
 	}
 	a, ra := read("a", "5")
 	b, rb := read("b", "5")
 	c, _ := read("c", "6")
-	if !bytes.Equal(a, b) {
-		t.Error("same seed: flows.parquet differs")
+	if same, err := analysis.SameRows(a, b); err != nil || !same {
+		t.Errorf("same seed: flows.parquet rows differ (%v)", err)
 	}
-	if ra.Events != rb.Events || ra.MeanSlowdown != rb.MeanSlowdown || ra.P99Slowdown != rb.P99Slowdown || ra.RunID != rb.RunID {
-		t.Errorf("same seed: run records differ beyond the wall clock:\n%+v\n%+v", ra, rb)
+	if ra.RunID == rb.RunID || ra.ConfigHash != rb.ConfigHash || ra.ConfigHash == "" {
+		t.Errorf("same seed: run ids %q, %q (want two), config_hash %q, %q (want one)", ra.RunID, rb.RunID, ra.ConfigHash, rb.ConfigHash)
 	}
-	if bytes.Equal(a, c) {
+	ra.RunID, rb.RunID = "", ""
+	if !reflect.DeepEqual(ra, rb) {
+		t.Errorf("same seed: run records differ beyond the wall clock and run_id:\n%+v\n%+v", ra, rb)
+	}
+	if same, _ := analysis.SameRows(a, c); same {
 		t.Error("different seeds gave identical flows.parquet")
+	}
+	p, _ := read("p", "5", "--run-id", "job-1")
+	q, rq := read("q", "5", "--run-id", "job-1")
+	x, _ := os.ReadFile(p)
+	y, _ := os.ReadFile(q)
+	if rq.RunID != "job-1" || len(x) == 0 || !bytes.Equal(x, y) {
+		t.Errorf("pinned run id: got %q and flows.parquet equal %v, want job-1 and byte-identical files", rq.RunID, bytes.Equal(x, y))
+	}
+	code, stdout, stderr := runCLI(t, "report", filepath.Join(base, "a"), filepath.Join(base, "b"))
+	if want := "dcsim: warning: 1 run directory holds a run read from another directory (same config_hash"; code != 0 || !strings.Contains(stderr, want) ||
+		!strings.Contains(stdout, "1 run in 1 group") {
+		t.Errorf("report of a run twice: exit %d, stderr %q, want the warning %q and 1 run counted:\n%s", code, stderr, want, stdout)
+	}
+	for _, bad := range [][]string{{"run", "testdata/small.yaml", "--run-id", "a b"}, {"run", "testdata/small.yaml", "--run-id", ""}} {
+		if code, _, stderr := runCLI(t, bad...); code != 2 || !strings.HasPrefix(stderr, "dcsim: --run-id: run id") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and one line on --run-id", bad, code, stderr)
+		}
 	}
 }
 
@@ -257,5 +281,29 @@ func TestVersionStamped(t *testing.T) {
 	code, stdout, _ := runCLI(t, "version")
 	if code != 0 || !strings.HasPrefix(stdout, "dcsim v1.2.3 (go") {
 		t.Errorf("got exit %d, %q; want 0 and dcsim v1.2.3 (go...)", code, stdout)
+	}
+}
+
+// A class-tagging scheduler run outside its study set-up gets a one-line
+// note on stderr, none with --quiet; the progress text keeps one style
+// (issue #26).
+func TestStudyNoteAndProgressText(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--set", "nic.scheduler=storm", "--set", "duration=50us", "--out", filepath.Join(dir, "a"))
+	want := "dcsim: note: nic.scheduler=storm was studied with switch.discipline=strict and nic.qp_mapping=per-pair (the built-ins storm-cloud and storm-80); this run has switch.discipline=rr and nic.qp_mapping=per-flow\n"
+	if code != 0 || stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+	}
+	if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--set", "nic.scheduler=storm", "--set", "duration=50us", "--out", filepath.Join(dir, "b"), "-q"); code != 0 || stderr != "" {
+		t.Errorf("--quiet: exit %d, stderr %q", code, stderr)
+	}
+	p := wiring.Progress{SimTime: 6200 * engine.Microsecond, Duration: 5 * engine.Millisecond, FlowsPosted: 3767, FlowsDone: 3730,
+		BytesPosted: 90_000_000, BytesDone: 77_700_000, Draining: true}
+	if got, want := progressText(p, 1.23e6), "draining: 37 flows (12.3MB) unfinished of 3767, at 6.20 ms, 1.2 M events/s"; got != want {
+		t.Errorf("draining: got %q, want %q", got, want)
+	}
+	p.SimTime, p.Draining = 1300*engine.Microsecond, false
+	if got, want := progressText(p, 2e6), "arrivals: 1.30 of 5.00 ms, 37 flows (12.3MB) unfinished of 3767, 2.0 M events/s"; got != want {
+		t.Errorf("arrivals: got %q, want %q", got, want)
 	}
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,9 +16,12 @@ import (
 
 func newReportCmd() *cobra.Command {
 	var (
-		groupBy string
-		plotTo  string
-		format  string
+		groupBy  string
+		plotTo   string
+		format   string
+		plotOpt  sweep.PlotOptions
+		perSize  bool
+		baseline string
 	)
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
@@ -34,14 +39,32 @@ default groups by everything that differs between the runs but the seed:
 scheduler, cc, then scenario, workload and load where they differ, every
 swept column, and config when runs still differ otherwise; so only runs
 that differ in seed alone are pooled. Iteration times of different
-training workloads are never averaged together.
+training workloads are never averaged together. A run found in two
+directories (the same config_hash: scenario and seed) is counted once,
+from the first, with one warning.
 
---plot FILE.png or FILE.svg draws p50 and p99 slowdown against flow size,
-the CDF of slowdown, slowdown per group and, for training runs, iteration
-time per group.`,
+--format csv prints a line per group; with --per-size, a line per group
+and 5% flow-size bucket (the rows behind the slowdown-by-size curves).
+--baseline COLUMN=VALUE (scheduler=fair) adds a table of every other
+group's mean/p50/p95/p99 as ratios to the group that differs from it in
+COLUMN alone.
+
+--plot FILE.png, FILE.svg or FILE.pdf draws a figure sized for a paper
+(3.5 x 2.6 in per panel): the --series column (default scheduler, else the
+last --group-by column) as lines in one colour-blind-safe colour, marker
+and dash per value across the figure, at most 8; one panel per combination
+of the other grouping columns that vary (the last one across, the others
+down); what all runs share in the title. --plot-kind picks the panels:
+slowdown-by-size (--stat p50, p95, p99 or mean by 5% flow-size bucket;
+the default), cdf, ccdf (the tail: fraction of flows above each slowdown,
+log-log), summary (mean and p99 per series) or iterations (training runs;
+the default when no flow finished in the window).`,
 		Example: `  dcsim report out/storm-cloud
   dcsim report out/a out/b --group-by scheduler,workload.load --plot storm.png
-  dcsim report out/storm-cloud --format csv > summary.csv`,
+  dcsim report out/storm-cloud-small --group-by workload,load,scheduler --plot tail.pdf --plot-kind ccdf
+  dcsim report out/storm-cloud --format csv > summary.csv
+  dcsim report out/storm-cloud --format csv --per-size > by-size.csv
+  dcsim report out/storm-cloud-small --group-by workload,load,scheduler --baseline scheduler=fair`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &flagError{fmt.Errorf("requires at least 1 arg(s), only received 0")}
@@ -52,11 +75,24 @@ time per group.`,
 			if format != "text" && format != "csv" {
 				return badInput(fmt.Errorf("--format %q: want text or csv", format))
 			}
+			if perSize && format != "csv" {
+				return badInput(errors.New("--per-size goes with --format csv (the text report has the per-size tables)"))
+			}
+			var base sweep.Baseline
+			if cmd.Flags().Changed("baseline") {
+				if format != "text" {
+					return badInput(errors.New("--baseline is a text view; with --format csv, divide the columns"))
+				}
+				var err error
+				if base, err = sweep.ParseBaseline(baseline); err != nil {
+					return badInput(fmt.Errorf("--%w", err))
+				}
+			}
 			plotFormat := ""
 			if plotTo != "" {
-				plotFormat = strings.TrimPrefix(strings.ToLower(filepath.Ext(plotTo)), ".")
-				if plotFormat != "png" && plotFormat != "svg" {
-					return badInput(fmt.Errorf("--plot %s: want a .png or .svg file", plotTo))
+				var err error
+				if plotFormat, err = checkPlotPath(plotTo); err != nil {
+					return badInput(fmt.Errorf("--plot %w", err))
 				}
 			}
 			res, err := sweep.Collect(args...)
@@ -65,6 +101,15 @@ time per group.`,
 			}
 			if len(res.Runs) == 0 {
 				return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), sweep.ErrNoRuns))
+			}
+			if n := len(res.Repeats); n > 0 {
+				// Once, not per directory: a copied sweep repeats hundreds.
+				r, dirs := res.Repeats[0], "1 run directory holds"
+				if n > 1 {
+					dirs = fmt.Sprintf("%d run directories hold", n)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "dcsim: warning: %s a run read from another directory (same config_hash: same scenario and seed); each run is counted once, from its first directory (%s repeats %s)\n",
+					dirs, r.Dir, r.Of)
 			}
 			var keys []string
 			if cmd.Flags().Changed("group-by") {
@@ -79,14 +124,34 @@ time per group.`,
 			if err != nil {
 				return badInput(fmt.Errorf("--group-by: %w", err))
 			}
+			if base.Key != "" {
+				if err := base.Check(groups); err != nil {
+					return badInput(fmt.Errorf("--%w", err))
+				}
+			}
+			var fig *sweep.Figure
+			if plotTo != "" {
+				// Planned before the report prints: a figure that cannot
+				// be legible is bad input, not a half-done report.
+				if fig, err = sweep.NewFigure(groups, plotOpt); err != nil {
+					return badInput(fmt.Errorf("--plot: %w", err))
+				}
+			}
 			stdout := cmd.OutOrStdout()
 			if format == "csv" {
-				err = sweep.WriteCSV(stdout, groups)
+				if perSize {
+					err = sweep.WriteSizeCSV(stdout, groups)
+				} else {
+					err = sweep.WriteCSV(stdout, groups)
+				}
 				for _, d := range res.Failed {
 					fmt.Fprintf(cmd.ErrOrStderr(), "note: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
 				}
 			} else {
 				err = sweep.FormatGroups(stdout, groups)
+				if err == nil && base.Key != "" {
+					err = sweep.FormatRatios(stdout, groups, base)
+				}
 				for _, d := range res.Failed {
 					fmt.Fprintf(stdout, "\nnote: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
 				}
@@ -95,7 +160,7 @@ time per group.`,
 				return err
 			}
 			if plotTo != "" {
-				err := analysis.WriteFileAtomic(plotTo, func(w io.Writer) error { return sweep.Plot(w, plotFormat, groups) })
+				err := analysis.WriteFileAtomic(plotTo, func(w io.Writer) error { return fig.Write(w, plotFormat) })
 				if err != nil {
 					return fmt.Errorf("plot: %w", err)
 				}
@@ -107,7 +172,28 @@ time per group.`,
 		},
 	}
 	cmd.Flags().StringVar(&groupBy, "group-by", "", "comma-separated run.parquet columns to group by (default: everything that differs between runs but the seed; empty: one group)")
-	cmd.Flags().StringVar(&plotTo, "plot", "", "also draw the figures into FILE.png or FILE.svg")
+	cmd.Flags().BoolVar(&perSize, "per-size", false, "with --format csv: one line per group and 5% flow-size bucket, the rows behind the slowdown-by-size curves")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "COLUMN=VALUE, e.g. scheduler=fair: also print every other group's slowdown as ratios to the group that differs from it in COLUMN alone")
+	cmd.Flags().StringVar(&plotTo, "plot", "", "also draw a figure into FILE.png, FILE.svg or FILE.pdf")
+	cmd.Flags().StringVar(&plotOpt.Kind, "plot-kind", "", "the figure's panels: "+strings.Join(sweep.PlotKinds, ", ")+" (default slowdown-by-size, iterations for training runs)")
+	cmd.Flags().StringVar(&plotOpt.Series, "series", "", "the grouping column drawn as lines inside each panel (default scheduler, else the last --group-by column)")
+	cmd.Flags().StringVar(&plotOpt.Stat, "stat", "p99", "the slowdown statistic of --plot-kind slowdown-by-size: p50, p95, p99 or mean")
 	cmd.Flags().StringVar(&format, "format", "text", "text (tables) or csv (one line per group, full precision)")
 	return cmd
+}
+
+// checkPlotPath checks a --plot path before any work: an image format by
+// its extension, a directory that exists, not a directory itself.
+func checkPlotPath(path string) (format string, err error) {
+	if format, err = sweep.PlotFormat(path); err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return "", fmt.Errorf("%s: is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("%s: directory %s does not exist", path, dir)
+	}
+	return format, nil
 }

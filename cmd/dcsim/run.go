@@ -23,6 +23,7 @@ func newRunCmd() *cobra.Command {
 	var seed int64
 	var out string
 	var quiet bool
+	var runID string
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO]",
 		Short: "run one scenario and print its summary",
@@ -51,6 +52,11 @@ error writing --out (a full disk), with exit 1.`,
 			if len(args) == 1 {
 				name = args[0]
 			}
+			if cmd.Flags().Changed("run-id") {
+				if err := wiring.CheckRunID(runID); err != nil {
+					return badInput(fmt.Errorf("--run-id: %w", err))
+				}
+			}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
 					return badInput(fmt.Errorf("--seed: %d is negative", seed))
@@ -66,6 +72,9 @@ error writing --out (a full disk), with exit 1.`,
 				return badInput(err)
 			}
 			printWarnings(cmd.ErrOrStderr(), s)
+			if note := s.StudyNote(); note != "" && !quiet {
+				fmt.Fprintln(cmd.ErrOrStderr(), "dcsim: note: "+note)
+			}
 			if cause := context.Cause(ctx); cause != nil {
 				return interruptedBy(cause, "interrupted before the run started; nothing was written", cause)
 			}
@@ -81,7 +90,7 @@ error writing --out (a full disk), with exit 1.`,
 			}
 			defer lock.Unlock()
 			stdout := cmd.OutOrStdout()
-			opt := wiring.Options{Version: version(), Dir: out, Context: ctx}
+			opt := wiring.Options{Version: version(), Dir: out, RunID: runID, Context: ctx}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
 				if sim.Training() {
@@ -125,6 +134,7 @@ error writing --out (a full disk), with exit 1.`,
 	cmd.Flags().Int64Var(&seed, "seed", 1, "the scenario's random seed (same seed and scenario give byte-identical flows.parquet)")
 	cmd.Flags().StringVar(&out, "out", "", "directory for the results (default out/NAME-HASH)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
+	cmd.Flags().StringVar(&runID, "run-id", "", "the run's run_id in every file, e.g. a SLURM job id (default: a fresh UUIDv7; same seed and id give byte-identical files)")
 	return cmd
 }
 
@@ -141,14 +151,50 @@ func newProgress(w io.Writer, dur engine.Time) *progressbar.ProgressBar {
 
 var progressStart = time.Now()
 
+// drainFrom is the number of flows unfinished when the drain began: the
+// bar's length from then on; -1 before.
+var drainFrom int64 = -1
+
+// updateProgress moves the bar over simulated time while flows arrive,
+// then, draining, over the flows unfinished when the drain began, so that
+// a long drain (a third of a storm-80 run) shows the flows and bytes left
+// going down rather than a bar stuck at 100%.
 func updateProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 	rate := float64(p.Events) / time.Since(progressStart).Seconds()
-	phase := "arrivals"
-	if p.Draining {
-		phase = "draining"
+	if !p.Draining {
+		bar.Describe(progressText(p, rate))
+		_ = bar.Set64(min(p.SimTime, p.Duration).Nanoseconds())
+		return
 	}
-	bar.Describe(fmt.Sprintf("%s %v, %.2gM events/s, flows %d/%d", phase, p.SimTime, rate/1e6, p.FlowsDone, p.FlowsPosted))
-	_ = bar.Set64(min(p.SimTime, p.Duration).Nanoseconds())
+	left := p.FlowsPosted - p.FlowsDone
+	if drainFrom < 0 {
+		// A bar at its end ignores Set64 (progressbar stops counting at
+		// max): reset it, so the drain counts from 0 (and its clock from
+		// the drain's start).
+		bar.Reset()
+		drainFrom = max(left, 1)
+		bar.ChangeMax64(drainFrom)
+	}
+	bar.Describe(progressText(p, rate))
+	_ = bar.Set64(max(0, drainFrom-left))
+}
+
+// progressText is the bar's description, in one style: times in ms (us
+// for runs under 1 ms) with two decimals, sizes as HumanSize, rates in
+// millions per second.
+func progressText(p wiring.Progress, eventsPerSecond float64) string {
+	unit, scale := "ms", float64(engine.Millisecond)
+	if p.Duration < engine.Millisecond {
+		unit, scale = "us", float64(engine.Microsecond)
+	}
+	at := func(t engine.Time) string { return strconv.FormatFloat(float64(t)/scale, 'f', 2, 64) }
+	rate := strconv.FormatFloat(eventsPerSecond/1e6, 'f', 1, 64) + " M events/s"
+	if p.Draining {
+		return fmt.Sprintf("draining: %d flows (%s) unfinished of %d, at %s %s, %s", p.FlowsPosted-p.FlowsDone,
+			analysis.HumanSize(p.BytesPosted-p.BytesDone), p.FlowsPosted, at(p.SimTime), unit, rate)
+	}
+	return fmt.Sprintf("arrivals: %s of %s %s, %d flows (%s) unfinished of %d, %s", at(p.SimTime), at(p.Duration), unit,
+		p.FlowsPosted-p.FlowsDone, analysis.HumanSize(p.BytesPosted-p.BytesDone), p.FlowsPosted, rate)
 }
 
 // newTrainingProgress is a bar over training iterations: a training run's
@@ -168,7 +214,8 @@ func updateTrainingProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 	t := p.Training
 	bar.ChangeMax(max(t.Iterations, 1))
 	rate := float64(p.Events) / time.Since(progressStart).Seconds()
-	bar.Describe(fmt.Sprintf("iterations %d/%d, collectives done %d, simulated %v, %.2gM events/s, flows %d/%d",
-		t.IterationsDone, t.Iterations, t.CollectivesDone, p.SimTime, rate/1e6, p.FlowsDone, p.FlowsPosted))
+	bar.Describe(fmt.Sprintf("iterations %d/%d, collectives done %d, at %s ms, %s M events/s, flows %d/%d",
+		t.IterationsDone, t.Iterations, t.CollectivesDone, strconv.FormatFloat(float64(p.SimTime)/float64(engine.Millisecond), 'f', 2, 64),
+		strconv.FormatFloat(rate/1e6, 'f', 1, 64), p.FlowsDone, p.FlowsPosted))
 	_ = bar.Set(t.IterationsDone)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,6 +20,7 @@ import (
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/sweep"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 func newSweepCmd() *cobra.Command {
@@ -30,6 +32,7 @@ func newSweepCmd() *cobra.Command {
 		dryRun   bool
 		quiet    bool
 		point    int
+		runID    string
 		// pointMemory is --point-memory; 0 is the default.
 		pointMemory sizeFlag
 	)
@@ -112,8 +115,16 @@ Then "dcsim report OUT".`,
 			if out == "" {
 				out = filepath.Join("out", spec.Name)
 			}
+			if cmd.Flags().Changed("run-id") {
+				if !cmd.Flags().Changed("point") {
+					return badInput(errors.New("--run-id needs --point: every point of a sweep is a run with an id of its own"))
+				}
+				if err := wiring.CheckRunID(runID); err != nil {
+					return badInput(fmt.Errorf("--run-id: %w", err))
+				}
+			}
 			if cmd.Flags().Changed("point") {
-				return runOnePoint(ctx, cmd, spec.Name, all, point, out, quiet)
+				return runOnePoint(ctx, cmd, spec.Name, all, point, out, quiet, runID)
 			}
 			stdout := cmd.OutOrStdout()
 			if dryRun {
@@ -148,7 +159,13 @@ Then "dcsim report OUT".`,
 				opt.RunPoint = pointRunner(ctx, args[0], out, mem)
 			}
 			var bar *progressbar.ProgressBar
-			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+			f, isFile := cmd.ErrOrStderr().(*os.File)
+			switch {
+			case quiet:
+			case !isFile || !term.IsTerminal(int(f.Fd())):
+				// A log or a pipe: no bar redrawn in place, a line per point.
+				opt.Progress = pointLines(cmd.ErrOrStderr(), spec.Name)
+			default:
 				opt.Progress = func(s sweep.Status) {
 					if bar == nil {
 						if s.Total == s.Skipped {
@@ -196,6 +213,7 @@ Then "dcsim report OUT".`,
 	f.BoolVar(&force, "force", false, "recompute points whose run.parquet exists")
 	f.BoolVarP(&dryRun, "dry-run", "n", false, "list the points (index, hash, status, swept values) and run nothing")
 	f.BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
+	f.StringVar(&runID, "run-id", "", "with --point: the point's run_id, e.g. a SLURM job id (default: a fresh UUIDv7)")
 	f.IntVar(&point, "point", 0, "run only the point with this index (of the whole sweep, as --dry-run lists), in this process, recomputing it")
 	f.Var(&pointMemory, "point-memory", "memory budget of each point's process, e.g. 8GiB, at least 32MiB (default: the machine's memory / workers)")
 	return cmd
@@ -235,7 +253,7 @@ func (s *sizeFlag) Set(v string) error {
 // its directory under out, then its summary line on stdout (on a pipe as
 // on a terminal) unless quiet. A point child of a sweep runs this way,
 // with its memory budget and --quiet.
-func runOnePoint(ctx context.Context, cmd *cobra.Command, sweepName string, all []sweep.Point, index int, out string, quiet bool) error {
+func runOnePoint(ctx context.Context, cmd *cobra.Command, sweepName string, all []sweep.Point, index int, out string, quiet bool, runID string) error {
 	if index < 0 || index >= len(all) {
 		return badInput(fmt.Errorf("--point: %d is not a point index (the sweep has %d: 0..%d)", index, len(all), len(all)-1))
 	}
@@ -255,7 +273,7 @@ func runOnePoint(ctx context.Context, cmd *cobra.Command, sweepName string, all 
 		return badInput(fmt.Errorf("--out: %w", err))
 	}
 	applyPointMemory(p, dir)
-	if err := sweep.RunPoint(ctx, p, dir, version()); err != nil {
+	if err := sweep.RunPoint(ctx, p, dir, version(), runID); err != nil {
 		return interruptedBy(err, fmt.Sprintf("interrupted; point %d left no results (the same command runs it again)", index), err)
 	}
 	if quiet {
@@ -281,6 +299,27 @@ func pointSummary(r *analysis.RunRecord) string {
 		s += fmt.Sprintf(", slowdown mean %.3f p99 %.3f", r.MeanSlowdown, r.P99Slowdown)
 	}
 	return s + fmt.Sprintf(", in %.1f s", r.WallSeconds)
+}
+
+// pointLines reports each point as it ends, on a line of its own: a
+// sweep on a pipe or in a log, where no bar is drawn, shows its progress.
+func pointLines(w io.Writer, name string) func(sweep.Status) {
+	return func(s sweep.Status) {
+		o := s.Finished
+		if o == nil {
+			return
+		}
+		n := fmt.Sprintf("%d of %d", s.Done+s.Failed, s.Total-s.Skipped)
+		if o.Err != nil {
+			fmt.Fprintf(w, "sweep %s: point %d (%s) failed, %s: %v (see %s)\n", name, o.Point.Index, o.Point.Label(), n, o.Err, filepath.Join(o.Dir, sweep.ErrorFile))
+			return
+		}
+		summary := fmt.Sprintf("in %.1f s", o.Wall.Seconds())
+		if run, _, err := analysis.ReadRun(filepath.Join(o.Dir, analysis.RunFile)); err == nil {
+			summary = pointSummary(&run)
+		}
+		fmt.Fprintf(w, "sweep %s: point %d (%s) done, %s: %s\n", name, o.Point.Index, o.Point.Label(), n, summary)
+	}
 }
 
 func newSweepProgress(w io.Writer, total int) *progressbar.ProgressBar {

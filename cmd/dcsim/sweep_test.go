@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,8 +84,21 @@ func TestSweepCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep: exit %d, stderr %q", code, stderr)
 	}
-	if !strings.Contains(stdout, "4 ran, 0 skipped") || stderr != "" {
-		t.Errorf("sweep printed\n%s\nand on stderr %q; want 4 ran and a quiet stderr (not a terminal)", stdout, stderr)
+	if !strings.Contains(stdout, "4 ran, 0 skipped") {
+		t.Errorf("sweep printed\n%s\nwant 4 ran", stdout)
+	}
+	// Not a terminal: a line per point as it ends, not a bar (issue #26).
+	pts := loadPoints(t, sw)
+	lines = strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	slices.Sort(lines) // two workers: any order
+	for i, p := range pts {
+		want := fmt.Sprintf("sweep cli: point %d (%s) done, ", p.Index, p.Label())
+		if i >= len(lines) || !strings.HasPrefix(lines[i], want) || !strings.Contains(lines[i], " of 4: simulated ") {
+			t.Errorf("stderr line %d: want %q... of 4: simulated ...; stderr:\n%s", i, want, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "sweep", sw, "--out", t.TempDir(), "--quiet"); code != 0 || stderr != "" {
+		t.Errorf("--quiet: exit %d, stderr %q, want nothing", code, stderr)
 	}
 	runs, _ := filepath.Glob(filepath.Join(out, "*", analysis.RunFile))
 	if len(runs) != 4 {
@@ -131,6 +146,18 @@ func TestSweepPointSummary(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "sweep", sw, "--out", out, "--point", "3", "--quiet")
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Errorf("--quiet: got exit %d, stdout %q, stderr %q; want 0 and nothing", code, stdout, stderr)
+	}
+	// --run-id pins the point's run_id (a SLURM job id); a whole sweep,
+	// whose points each need an id of their own, refuses it.
+	if code, _, stderr := runCLI(t, "sweep", sw, "--out", out, "--point", "3", "--run-id", "job-7", "-q"); code != 0 {
+		t.Fatalf("--run-id: exit %d: %s", code, stderr)
+	}
+	if r, _, err := analysis.ReadRun(filepath.Join(sweep.Dir(out, &pts[3]), analysis.RunFile)); err != nil || r.RunID != "job-7" || r.ConfigHash != pts[3].Hash {
+		t.Errorf("--run-id job-7: run_id %q, config_hash %q (%v); want job-7, %s", r.RunID, r.ConfigHash, err, pts[3].Hash)
+	}
+	code, _, stderr = runCLI(t, "sweep", sw, "--out", out, "--run-id", "job-7")
+	if want := "dcsim: --run-id needs --point: every point of a sweep is a run with an id of its own\n"; code != 2 || stderr != want {
+		t.Errorf("sweep --run-id: exit %d, stderr %q, want 2 and %q", code, stderr, want)
 	}
 }
 
@@ -272,8 +299,18 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 
-	// Plots in both formats.
-	for _, name := range []string{"fig.png", "fig.svg"} {
+	// The rows behind the curves, and the ratio view.
+	code, stdout, stderr = runCLI(t, "report", out, "--group-by", "scheduler", "--format", "csv", "--per-size")
+	if recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll(); code != 0 || err != nil || len(recs) != 1+2*20 || recs[0][1] != "size_percentile" {
+		t.Errorf("--per-size: exit %d, %v, %d rows: %s", code, err, len(recs), stderr)
+	}
+	code, stdout, stderr = runCLI(t, "report", out, "--group-by", "scheduler", "--baseline", "scheduler=fair")
+	if code != 0 || !strings.Contains(stdout, "ratio to scheduler=fair in the same group") || !strings.Contains(stdout, "\nfair-message  ") {
+		t.Errorf("--baseline: exit %d: %s\n%s", code, stderr, stdout)
+	}
+
+	// Plots in the three formats.
+	for _, name := range []string{"fig.png", "fig.svg", "fig.pdf"} {
 		path := filepath.Join(t.TempDir(), name)
 		code, stdout, stderr := runCLI(t, "report", out, "--plot", path)
 		if code != 0 || !strings.Contains(stdout, "plot in "+path) {
@@ -287,14 +324,24 @@ func TestReportCommand(t *testing.T) {
 			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
-		} else if !bytes.Contains(b, []byte("<svg")) {
+		} else if strings.HasSuffix(name, ".svg") && !bytes.Contains(b, []byte("<svg")) {
 			t.Errorf("%s is not SVG", name)
+		} else if strings.HasSuffix(name, ".pdf") && !bytes.HasPrefix(b, []byte("%PDF")) {
+			t.Errorf("%s is not PDF", name)
 		}
+	}
+	// A figure that cannot be legible is refused before the report
+	// prints anything.
+	code, stdout, stderr = runCLI(t, "report", out, "--plot", filepath.Join(t.TempDir(), "x.png"), "--series", "colour")
+	if code != 2 || stdout != "" || stderr != "dcsim: --plot: plot series \"colour\": not a grouping column (grouped by scheduler, cc)\n" {
+		t.Errorf("--series colour: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 
 func TestReportBadInput(t *testing.T) {
 	empty := t.TempDir()
+	plotDir := filepath.Join(t.TempDir(), "figs.png")
+	os.Mkdir(plotDir, 0o755)
 	cases := []struct {
 		args []string
 		want string
@@ -302,12 +349,19 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"report"}, "requires at least 1 arg"},
 		{[]string{"report", filepath.Join(empty, "nope")}, "no such file or directory"},
 		{[]string{"report", empty}, "no complete run"},
-		{[]string{"report", empty, "--plot", "x.gif"}, "--plot x.gif: want a .png or .svg file"},
+		{[]string{"report", empty, "--plot", "x.gif"}, "--plot x.gif: want a .png, .svg or .pdf file"},
+		// The plot path is checked before any work (issue #27 item 9):
+		// with no run under the directory at all, it is what is named.
+		{[]string{"report", empty, "--plot", filepath.Join(empty, "nodir", "x.png")}, "--plot " + filepath.Join(empty, "nodir", "x.png") + ": directory " + filepath.Join(empty, "nodir") + " does not exist"},
+		{[]string{"report", empty, "--plot", plotDir}, "--plot " + plotDir + ": is a directory"},
 		{[]string{"report", empty, "--format", "json"}, "--format \"json\": want text or csv"},
+		{[]string{"report", empty, "--per-size"}, "--per-size goes with --format csv"},
+		{[]string{"report", empty, "--format", "csv", "--baseline", "scheduler=fair"}, "--baseline is a text view"},
+		{[]string{"report", empty, "--baseline", "fair"}, `--baseline "fair": want column=value`},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)
-		if code != 2 || !strings.Contains(stderr, c.want) {
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: got exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
@@ -316,14 +370,18 @@ func TestReportBadInput(t *testing.T) {
 	if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--set", "duration=50us", "--out", dir, "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
-	code, _, stderr := runCLI(t, "report", dir, "--group-by", "scheduler,colour")
-	if code != 2 || !strings.Contains(stderr, `group by "colour": no such column (have: run_id, scenario, scheduler`) {
+	code, stdout, stderr := runCLI(t, "report", dir, "--group-by", "scheduler,colour")
+	if code != 2 || !strings.Contains(stderr, `group by "colour": no such column (have: run_id, config_hash, scenario, scheduler`) {
 		t.Errorf("got exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "report", dir, "--baseline", "scheduler=srpt")
+	if code != 2 || stdout != "" || stderr != "dcsim: --baseline scheduler=srpt: no group has it (scheduler: fair)\n" {
+		t.Errorf("--baseline scheduler=srpt: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// A failed point is noted, not fatal.
 	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
 	os.WriteFile(filepath.Join(dir, "sub", sweep.ErrorFile), []byte("x"), 0o644)
-	code, stdout, _ := runCLI(t, "report", dir)
+	code, stdout, _ = runCLI(t, "report", dir)
 	if code != 0 || !strings.Contains(stdout, "note: failed point, not reported") {
 		t.Errorf("got exit %d, stdout\n%s", code, stdout)
 	}

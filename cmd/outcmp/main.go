@@ -1,14 +1,14 @@
 // Command outcmp compares the outputs of two dcsim runs: the deterministic
-// files (flows, iterations, collectives, samples and batches parquet, scenario.yaml)
-// byte for byte, and run.parquet column by column except wall_seconds and
-// version, which differ between runs and builds. It prints every
-// difference and exits 1 if there is one, 2 on bad arguments.
+// files (flows, iterations, collectives, samples and batches parquet)
+// row by row without run_id (analysis.SameRows: every run has an id of its
+// own), scenario.yaml byte for byte, and run.parquet column by column
+// except run_id, wall_seconds and version, which differ between runs and
+// builds. It prints every difference and exits 1 if there is one, 2 on
+// bad arguments.
 //
-// A scenario field added with its default changes scenario.yaml and so the
-// run id, which every parquet row carries. So a parquet file that differs
-// is read again and compared row by row without run_id; if only run_id
-// (and scenario.yaml, and run.parquet's RunID) differ, outcmp prints them
-// as notes and exits 0: the model's results are the same.
+// A scenario field added with its default changes scenario.yaml and so
+// config_hash: outcmp prints both as notes and exits 0, the model's
+// results being the same; so does a run.parquet from before config_hash.
 //
 //	go run ./cmd/outcmp OLD_DIR NEW_DIR
 //
@@ -51,6 +51,7 @@ func main() {
 
 // compare lists the differences between run directories a and b.
 func compare(a, b string) (diffs, notes []string, err error) {
+	scenarioDiffers := false
 	for _, name := range exact {
 		x, errX := os.ReadFile(filepath.Join(a, name))
 		y, errY := os.ReadFile(filepath.Join(b, name))
@@ -60,15 +61,16 @@ func compare(a, b string) (diffs, notes []string, err error) {
 			diffs = append(diffs, fmt.Sprintf("%s: in one run only (%v; %v)", name, errX, errY))
 		case bytes.Equal(x, y):
 		case name == "scenario.yaml":
+			scenarioDiffers = true
 			notes = append(notes, "note: scenario.yaml differs")
 		default:
-			same, err := sameRows(name, filepath.Join(a, name), filepath.Join(b, name))
+			// Every run has an id of its own, in every row: files of
+			// two runs differ in bytes even when their rows do not.
+			same, err := analysis.SameRows(filepath.Join(a, name), filepath.Join(b, name))
 			if err != nil {
 				return nil, nil, err
 			}
-			if same {
-				notes = append(notes, fmt.Sprintf("note: %s differs in run_id only", name))
-			} else {
+			if !same {
 				diffs = append(diffs, fmt.Sprintf("%s: differs (%d B and %d B)", name, len(x), len(y)))
 			}
 		}
@@ -83,9 +85,16 @@ func compare(a, b string) (diffs, notes []string, err error) {
 	}
 	ra.WallSeconds, rb.WallSeconds = 0, 0
 	ra.Version, rb.Version = "", ""
-	if ra.RunID != rb.RunID {
-		notes = append(notes, "note: run ids differ")
-		ra.RunID, rb.RunID = "", ""
+	ra.RunID, rb.RunID = "", "" // unique per run
+	switch {
+	case ra.ConfigHash == rb.ConfigHash:
+	case ra.ConfigHash == "" || rb.ConfigHash == "":
+		notes = append(notes, "note: config_hash in one run only (a run.parquet from before the column)")
+		ra.ConfigHash, rb.ConfigHash = "", ""
+	case scenarioDiffers:
+		// A scenario field added with its default changes the hash.
+		notes = append(notes, "note: config_hash differs with scenario.yaml")
+		ra.ConfigHash, rb.ConfigHash = "", ""
 	}
 	// A counter new in one run, at 0, is a schema addition, not a change.
 	for k, v := range rb.Counters {
@@ -110,41 +119,6 @@ func compare(a, b string) (diffs, notes []string, err error) {
 		diffs = append(diffs, fmt.Sprintf("run.parquet parameters: %v, want %v", pb, pa))
 	}
 	return diffs, notes, nil
-}
-
-// sameRows reports whether two parquet files of the named kind hold the
-// same rows once run_id is cleared.
-func sameRows(name, a, b string) (bool, error) {
-	switch name {
-	case "flows.parquet":
-		return sameRecords(a, b, analysis.ReadFlows)
-	case "iterations.parquet":
-		return sameRecords(a, b, analysis.ReadIterations)
-	case "collectives.parquet":
-		return sameRecords(a, b, analysis.ReadCollectives)
-	case "samples.parquet":
-		return sameRecords(a, b, analysis.ReadSamples)
-	case "batches.parquet":
-		return sameRecords(a, b, analysis.ReadBatches)
-	}
-	return false, fmt.Errorf("%s: no reader", name)
-}
-
-func sameRecords[T any](a, b string, read func(string) ([]T, error)) (bool, error) {
-	x, err := read(a)
-	if err != nil {
-		return false, err
-	}
-	y, err := read(b)
-	if err != nil {
-		return false, err
-	}
-	for _, rows := range [][]T{x, y} {
-		for i := range rows {
-			reflect.ValueOf(&rows[i]).Elem().FieldByName("RunID").SetString("")
-		}
-	}
-	return reflect.DeepEqual(x, y), nil
 }
 
 // bothNaN reports whether x and y are float64 NaN (no finished flow: the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
@@ -33,9 +32,21 @@ func TestCompare(t *testing.T) {
 	}
 	other.RunID = "q"
 	d, n, err := compare(a, writeRun(t, other, 1))
-	if want := []string{"note: flows.parquet differs in run_id only", "note: run ids differ"}; err != nil || len(d) != 0 || !slices.Equal(n, want) {
-		t.Errorf("run id differs: got %q, %q, %v; want no differences and notes %q", d, n, err, want)
+	if err != nil || len(d) != 0 || len(n) != 0 {
+		t.Errorf("run id differs: got %q, %q, %v; want no differences or notes (ids are unique per run)", d, n, err)
 	}
+	// A run.parquet from before config_hash is a schema addition; a
+	// config_hash that differs with equal scenario.yaml files is not.
+	other.ConfigHash = "0123456789abcdef"
+	if d, n, err := compare(a, writeRun(t, other, 1)); err != nil || len(d) != 0 || len(n) != 1 {
+		t.Errorf("config_hash new: got %q, %q, %v; want one note", d, n, err)
+	}
+	withHash := base
+	withHash.ConfigHash = "fedcba9876543210"
+	if d, _, err := compare(writeRun(t, withHash, 1), writeRun(t, other, 1)); err != nil || len(d) != 1 {
+		t.Errorf("config_hash differs: got %q, %v; want one difference", d, err)
+	}
+	other.ConfigHash = ""
 	other.Events = 11
 	d, _, err = compare(a, writeRun(t, other, 2))
 	if want := []string{"flows.parquet: differs (" + "", "run.parquet Events: 11, want 10"}; err != nil || len(d) != 2 || d[1] != want[1] || d[0][:len(want[0])] != want[0] {
