@@ -112,6 +112,7 @@ func TestNS3FlowConversion(t *testing.T) {
 		ccs   []string
 	}{
 		{ns3Base, 4596, []string{"dcqcn", "hpcc"}},
+		{ns3Heavy, 13031, []string{"hpcc"}},
 	} {
 		t.Run(filepath.Base(c.ref.dir), func(t *testing.T) { c.ref.checkConversion(t, c.flows, c.ccs) })
 	}
