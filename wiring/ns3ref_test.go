@@ -53,7 +53,7 @@ var ns3Heavy = &ns3Ref{
 	dir:      "../scenario/testdata/ns3ref-heavy",
 	topology: "../scenario/testdata/ns3ref/topology.txt",
 	flows:    13031,
-	pauses:   map[string]int64{"hpcc": 0},
+	pauses:   map[string]int64{"dcqcn": 16, "hpcc": 0},
 }
 
 // ns3Flow is one line of the reference's FCT output.
