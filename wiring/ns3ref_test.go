@@ -47,14 +47,25 @@ var ns3Base = &ns3Ref{
 	pauses:   map[string]int64{"dcqcn": 937, "hpcc": 0},
 }
 
-// ns3Heavy is the FbHdp run at 50% load (issue 30), HPCC only.
-// DCSIM_NS3_RUN=heavy makes TestNS3Trace trace it.
+// ns3Heavy is the FbHdp run at 50% load over 2 ms (issue 30): 16 PAUSE
+// frames received at hosts for DCQCN, none for HPCC.
 var ns3Heavy = &ns3Ref{
 	dir:      "../scenario/testdata/ns3ref-heavy",
 	topology: "../scenario/testdata/ns3ref/topology.txt",
 	flows:    13031,
 	pauses:   map[string]int64{"dcqcn": 16, "hpcc": 0},
 }
+
+// ns3Heavy10 is the same traffic over 10 ms, the issue's scale; HPCC only.
+var ns3Heavy10 = &ns3Ref{
+	dir:      "../scenario/testdata/ns3ref-heavy-10ms",
+	topology: "../scenario/testdata/ns3ref/topology.txt",
+	flows:    66257,
+	pauses:   map[string]int64{"hpcc": 0},
+}
+
+// ns3Refs are the stored reference runs by the name DCSIM_NS3_RUN takes.
+var ns3Refs = map[string]*ns3Ref{"": ns3Base, "heavy": ns3Heavy, "heavy-10ms": ns3Heavy10}
 
 // ns3Flow is one line of the reference's FCT output.
 type ns3Flow struct {
@@ -129,7 +140,7 @@ func (ref *ns3Ref) readFlows(t testing.TB, stop engine.Time) []cloud.Flow {
 // the ideal FCT dcsim computes for it (REFERENCE.md 8.1) against ns-3's
 // standalone_fct column.
 func TestNS3FlowConversion(t *testing.T) {
-	for _, ref := range []*ns3Ref{ns3Base, ns3Heavy} {
+	for _, ref := range []*ns3Ref{ns3Base, ns3Heavy, ns3Heavy10} {
 		t.Run(filepath.Base(ref.dir), ref.checkConversion)
 	}
 }
@@ -424,23 +435,30 @@ func TestNS3ReplayFull(t *testing.T) {
 	}
 }
 
-// TestNS3ReplayHeavy is the heavy-load reference (ns3ref-heavy: FbHdp
-// at 50% load, 13,031 flows over 2 ms) replayed with the profile
-// (DCSIM_LONG=1; about 30 s per run; DCSIM_NS3_CC=dcqcn|hpcc picks one).
-// Issue 30 is done when every FCT equals ns-3's here as on ns3ref; until
-// its fix the test reports how far the replay is, and the first flows
-// that differ, without failing.
+// TestNS3ReplayHeavy replays the heavy-load references with the profile
+// (DCSIM_LONG=1): ns3ref-heavy (FbHdp at 50% load, 13,031 flows over 2
+// ms; about 30 s per run) and ns3ref-heavy-10ms (66,257 flows; a few
+// minutes). DCSIM_NS3_RUN=heavy|heavy-10ms and DCSIM_NS3_CC=dcqcn|hpcc
+// pick runs. Issue 30 is done when every FCT equals ns-3's here as on
+// ns3ref; until its fix the test reports how far the replay is, and the
+// first flows that differ, without failing.
 func TestNS3ReplayHeavy(t *testing.T) {
 	if os.Getenv("DCSIM_LONG") == "" {
 		t.Skip("DCSIM_LONG=1 runs the heavy ns-3 replay")
 	}
-	for _, cc := range ns3Heavy.ccs() {
-		if v := os.Getenv("DCSIM_NS3_CC"); v != "" && v != cc {
+	for _, name := range []string{"heavy", "heavy-10ms"} {
+		if v := os.Getenv("DCSIM_NS3_RUN"); v != "" && v != name {
 			continue
 		}
-		s := ns3Heavy.replay(t, cc, scenario.CompatHPCCNS3, engine.Never)
-		c := ns3Heavy.compare(t, s, cc, engine.Never)
-		t.Logf("heavy %s, compat %s: %v", cc, scenario.CompatHPCCNS3, c)
+		ref := ns3Refs[name]
+		for _, cc := range ref.ccs() {
+			if v := os.Getenv("DCSIM_NS3_CC"); v != "" && v != cc {
+				continue
+			}
+			s := ref.replay(t, cc, scenario.CompatHPCCNS3, engine.Never)
+			c := ref.compare(t, s, cc, engine.Never)
+			t.Logf("%s %s, compat %s: %v", name, cc, scenario.CompatHPCCNS3, c)
+		}
 	}
 }
 
