@@ -3,11 +3,17 @@ package wiring
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"errors"
 	"fmt"
 	"github.com/dcsim/dcsim/scenario"
+	"io"
+	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,16 +25,48 @@ import (
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
-// The replay of the HPCC ns-3 reference run (scenario/testdata/ns3ref/README.md):
-// the same 128-host topology, 4,596 flows and parameters, with dcsim's
-// per-flow FCTs joined to ns-3's by (src, dst, sport).
+// The replay of the HPCC ns-3 reference runs (scenario/testdata/ns3ref/README.md
+// and ns3ref-heavy/README.md): the same 128-host topology, flows and
+// parameters, with dcsim's per-flow FCTs joined to ns-3's by (src, dst, sport).
 
-const ns3Dir = "../scenario/testdata/ns3ref"
+// ns3Ref is one stored reference run: its folder, which holds flows.txt,
+// flows.csv, replay-CC.yaml and fct-CC.txt, and what its FCT files do not say.
+type ns3Ref struct {
+	dir      string
+	topology string           // the topology file (ns3ref-heavy shares ns3ref's)
+	flows    int              // flows in flows.txt
+	pauses   map[string]int64 // PAUSE frames received per cc run (README: pfc file, type 1)
+}
 
-// ns3PFCPauses are the PAUSE frames of the reference run (testdata README.md:
-// pfc file, type 1): 742 received at hosts and 195 at switches for DCQCN,
-// none for HPCC.
-var ns3PFCPauses = map[string]int64{"dcqcn": 937, "hpcc": 0}
+// ns3Base is the WebSearch run at 50% load: 742 PAUSE frames received at
+// hosts and 195 at switches for DCQCN, none for HPCC (its testdata
+// README.md: pfc file, type 1).
+var ns3Base = &ns3Ref{
+	dir:      "../scenario/testdata/ns3ref",
+	topology: "../scenario/testdata/ns3ref/topology.txt",
+	flows:    4596,
+	pauses:   map[string]int64{"dcqcn": 937, "hpcc": 0},
+}
+
+// ns3Heavy is the FbHdp run at 50% load over 2 ms (issue 30): 16 PAUSE
+// frames received at hosts for DCQCN, none for HPCC.
+var ns3Heavy = &ns3Ref{
+	dir:      "../scenario/testdata/ns3ref-heavy",
+	topology: "../scenario/testdata/ns3ref/topology.txt",
+	flows:    13031,
+	pauses:   map[string]int64{"dcqcn": 16, "hpcc": 0},
+}
+
+// ns3Heavy10 is the same traffic over 10 ms, the issue's scale; HPCC only.
+var ns3Heavy10 = &ns3Ref{
+	dir:      "../scenario/testdata/ns3ref-heavy-10ms",
+	topology: "../scenario/testdata/ns3ref/topology.txt",
+	flows:    66257,
+	pauses:   map[string]int64{"hpcc": 0},
+}
+
+// ns3Refs are the stored reference runs by the name DCSIM_NS3_RUN takes.
+var ns3Refs = map[string]*ns3Ref{"": ns3Base, "heavy": ns3Heavy, "heavy-10ms": ns3Heavy10}
 
 // ns3Flow is one line of the reference's FCT output.
 type ns3Flow struct {
@@ -37,24 +75,33 @@ type ns3Flow struct {
 	start, fct, ideal int64 // ns
 }
 
-// readNS3FCT reads the reference's FCTs for cc: the stored run (RngRun
+// readFCT reads the reference's FCTs for cc: the stored run (RngRun
 // 1), or for seed 2 the DCQCN run with RngRun 2 (testdata README).
-func readNS3FCT(t testing.TB, cc string, seed uint64) map[[3]int]ns3Flow {
+func (ref *ns3Ref) readFCT(t testing.TB, cc string, seed uint64) map[[3]int]ns3Flow {
 	t.Helper()
-	file := filepath.Join(ns3Dir, "fct-"+cc+".txt")
-	if seed == 2 && cc == "dcqcn" {
-		file = filepath.Join(ns3Dir, "fct-dcqcn-rngrun2.txt")
+	file := filepath.Join(ref.dir, "fct-"+cc+".txt")
+	if seed == 2 && cc == "dcqcn" && ref == ns3Base {
+		file = filepath.Join(ref.dir, "fct-dcqcn-rngrun2.txt")
 	}
 	if v := os.Getenv("DCSIM_NS3_REF"); v != "" { // another run of the reference, e.g. with RngRun=2
 		file = v
 	}
 	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) && filepath.Ext(file) != ".gz" {
+		f, err = os.Open(file + ".gz") // stored gzipped (over 2 MB)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	var in io.Reader = f
+	if filepath.Ext(f.Name()) == ".gz" {
+		if in, err = gzip.NewReader(f); err != nil {
+			t.Fatal(err)
+		}
+	}
 	out := map[[3]int]ns3Flow{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		var sip, dip uint32
 		var r ns3Flow
@@ -67,10 +114,15 @@ func readNS3FCT(t testing.TB, cc string, seed uint64) map[[3]int]ns3Flow {
 	return out
 }
 
-// replayFlows is the converted flow list, flows starting before stop.
-func replayFlows(t testing.TB, stop engine.Time) []cloud.Flow {
+// ccs are the algorithms ref was run with, in name order.
+func (ref *ns3Ref) ccs() []string {
+	return slices.Sorted(maps.Keys(ref.pauses))
+}
+
+// readFlows is the converted flow list, flows starting before stop.
+func (ref *ns3Ref) readFlows(t testing.TB, stop engine.Time) []cloud.Flow {
 	t.Helper()
-	f, err := os.Open(filepath.Join(ns3Dir, "flows.txt"))
+	f, err := os.Open(filepath.Join(ref.dir, "flows.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,31 +141,38 @@ func replayFlows(t testing.TB, stop engine.Time) []cloud.Flow {
 // the ideal FCT dcsim computes for it (docs/model.md §8.1) against ns-3's
 // standalone_fct column.
 func TestNS3FlowConversion(t *testing.T) {
-	flows := replayFlows(t, engine.Never)
-	if len(flows) != 4596 {
-		t.Fatalf("got %d flows, want 4596", len(flows))
+	for _, ref := range []*ns3Ref{ns3Base, ns3Heavy, ns3Heavy10} {
+		t.Run(filepath.Base(ref.dir), ref.checkConversion)
+	}
+}
+
+func (ref *ns3Ref) checkConversion(t *testing.T) {
+	flows := ref.readFlows(t, engine.Never)
+	if len(flows) != ref.flows {
+		t.Fatalf("got %d flows, want %d", len(flows), ref.flows)
 	}
 	var buf bytes.Buffer
 	if err := cloud.WriteFlowList(&buf, flows); err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join(ns3Dir, "flows.csv"))
+	want, err := os.ReadFile(filepath.Join(ref.dir, "flows.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Fatalf("converted flows.txt differs from flows.csv")
 	}
-	s := ns3Replay(t, "dcqcn", scenario.CompatHPCCNS3, engine.Never)
+	ccs := ref.ccs()
+	s := ref.replay(t, ccs[0], scenario.CompatHPCCNS3, engine.Never)
 	sim, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cc := range []string{"dcqcn", "hpcc"} {
-		ref := readNS3FCT(t, cc, 1)
+	for _, cc := range ccs {
+		fct := ref.readFCT(t, cc, 1)
 		matched := 0
 		for _, f := range flows {
-			r, ok := ref[ns3Key(f.Src, f.Dst, f.Tag)]
+			r, ok := fct[ns3Key(f.Src, f.Dst, f.Tag)]
 			if !ok {
 				continue
 			}
@@ -127,7 +186,7 @@ func TestNS3FlowConversion(t *testing.T) {
 				t.Fatalf("%s: flow %d->%d size %d: ideal FCT %d ns, want ns-3's standalone %d", cc, f.Src, f.Dst, f.Size, ideal, r.ideal)
 			}
 		}
-		if want := len(ref); matched != want {
+		if want := len(fct); matched != want {
 			t.Errorf("%s: %d of ns-3's %d finished flows found in flows.txt", cc, matched, want)
 		}
 	}
@@ -138,19 +197,19 @@ func ns3Key(src, dst int, tag string) [3]int {
 	return [3]int{src, dst, sport}
 }
 
-// ns3Replay is the replay scenario for cc (scenario/testdata/ns3ref/replay-CC.yaml)
+// replay is the replay scenario for cc (replay-CC.yaml in ref's folder)
 // with its paths relative to this package, the flows that start before
 // stop and the given compat profile.
-func ns3Replay(t testing.TB, cc, compat string, stop engine.Time) *scenario.Scenario {
+func (ref *ns3Ref) replay(t testing.TB, cc, compat string, stop engine.Time) *scenario.Scenario {
 	t.Helper()
 	if stop == engine.Never {
-		return ns3ReplayFile(t, cc, compat, filepath.Join(ns3Dir, "flows.csv"))
+		return ref.replayFile(t, cc, compat, filepath.Join(ref.dir, "flows.csv"))
 	}
-	return ns3ReplayFlows(t, cc, compat, replayFlows(t, stop))
+	return ref.replayFlows(t, cc, compat, ref.readFlows(t, stop))
 }
 
-// ns3ReplayFlows is the replay scenario for cc with the given flows.
-func ns3ReplayFlows(t testing.TB, cc, compat string, flows []cloud.Flow) *scenario.Scenario {
+// replayFlows is the replay scenario for cc with the given flows.
+func (ref *ns3Ref) replayFlows(t testing.TB, cc, compat string, flows []cloud.Flow) *scenario.Scenario {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "flows.csv")
 	var buf bytes.Buffer
@@ -160,13 +219,13 @@ func ns3ReplayFlows(t testing.TB, cc, compat string, flows []cloud.Flow) *scenar
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return ns3ReplayFile(t, cc, compat, file)
+	return ref.replayFile(t, cc, compat, file)
 }
 
-func ns3ReplayFile(t testing.TB, cc, compat, file string) *scenario.Scenario {
+func (ref *ns3Ref) replayFile(t testing.TB, cc, compat, file string) *scenario.Scenario {
 	t.Helper()
-	s, err := scenario.Load(filepath.Join(ns3Dir, "replay-"+cc+".yaml"), []string{
-		"topology.file=" + filepath.Join(ns3Dir, "topology.txt"),
+	s, err := scenario.Load(filepath.Join(ref.dir, "replay-"+cc+".yaml"), []string{
+		"topology.file=" + ref.topology,
 		"workload.flowlist.file=" + file,
 		"compat=" + compat,
 	})
@@ -188,6 +247,9 @@ type ns3Comparison struct {
 	exactFCT, within5pct int    // flows whose FCT equals ns-3's, and is within 5%
 	firstDiff            string // the flow that ends differently first (by ns-3's end)
 	firstDiffEnd         int64
+	firstStartDiff       string // the earliest-starting flow whose FCT differs
+	firstStart           int64
+	medErr               float64             // median over flows of |FCT/ns-3's - 1|
 	fct                  map[[3]int][2]int64 // per joined flow: dcsim's and ns-3's FCT (ns)
 }
 
@@ -202,11 +264,11 @@ type ns3Decile struct {
 	ns3Mean, dcsimMeanSd float64
 }
 
-// compareNS3 runs s and joins its flows with ns-3's. With a finite stop
+// compare runs s and joins its flows with ref's. With a finite stop
 // (a replay of the flows that start before stop) only flows that ns-3
 // finished before stop count: nothing that starts later can have touched
 // them, in either simulator.
-func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time) ns3Comparison {
+func (ref *ns3Ref) compare(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time) ns3Comparison {
 	t.Helper()
 	sim, err := Build(s)
 	if err != nil {
@@ -222,7 +284,7 @@ func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time)
 		draws.countUnused(sim)
 		t.Logf("%v", draws)
 	}
-	ref := readNS3FCT(t, cc, s.Seed)
+	refFCT := ref.readFCT(t, cc, s.Seed)
 	type pair struct {
 		size            int64
 		sdNS3, sdDcsim  float64
@@ -235,7 +297,7 @@ func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time)
 			c.unfinished++
 		}
 		key := ns3Key(int(f.Src), int(f.Dst), f.Tag)
-		r, ok := ref[key]
+		r, ok := refFCT[key]
 		if !ok || !f.Finished() || (stop != engine.Never && r.start+r.fct >= stop.Nanoseconds()) {
 			continue
 		}
@@ -245,6 +307,10 @@ func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time)
 			c.firstDiffEnd = end
 			c.firstDiff = fmt.Sprintf("%d->%d sport %d ending at %d ns (FCT %d, ns-3 %d)", key[0], key[1], key[2], end, fct, r.fct)
 		}
+		if fct != r.fct && (c.firstStartDiff == "" || r.start < c.firstStart) {
+			c.firstStart = r.start
+			c.firstStartDiff = fmt.Sprintf("%d->%d sport %d size %d starting at %d ns (FCT %d, ns-3 %d)", key[0], key[1], key[2], r.size, r.start, fct, r.fct)
+		}
 		ps = append(ps, pair{size: f.SizeBytes, fctNS3: r.fct, fctDcsi: fct,
 			sdNS3: max(1, float64(r.fct)/float64(r.ideal)), sdDcsim: max(1, float64(fct)/float64(f.IdealFctNs))})
 	}
@@ -253,7 +319,9 @@ func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time)
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].size < ps[j].size })
 	c.flows = len(ps)
+	errs := make([]float64, 0, len(ps))
 	for _, p := range ps {
+		errs = append(errs, math.Abs(float64(p.fctDcsi)/float64(p.fctNS3)-1))
 		c.meanNS3 += p.sdNS3
 		c.meanDcsim += p.sdDcsim
 		if p.fctDcsi == p.fctNS3 {
@@ -263,6 +331,8 @@ func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time)
 			c.within5pct++
 		}
 	}
+	sort.Float64s(errs)
+	c.medErr = errs[len(errs)/2]
 	c.meanNS3 /= float64(len(ps))
 	c.meanDcsim /= float64(len(ps))
 	pct := func(a []float64, p float64) float64 { // fct_analysis.py: sorted(a)[int(len(a)*p)]
@@ -296,7 +366,7 @@ func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time)
 	c.pauses = res.Run.PFCPauseFrames
 	c.pausesNS3 = -1 // not known for a window
 	if stop == engine.Never {
-		c.pausesNS3 = ns3PFCPauses[cc]
+		c.pausesNS3 = ref.pauses[cc]
 	}
 	c.drops = res.Run.BytesDropped
 	return c
@@ -305,10 +375,10 @@ func compareNS3(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time)
 func (c ns3Comparison) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d flows: mean slowdown ns-3 %.3f dcsim %.3f (ratio %.3f); per-decile slowdown ratio median p50 %.3f p95 %.3f; "+
-		"per-flow FCT ratio median p50 %.3f; FCT exact %d, within 5%% %d; PFC pauses %d (ns-3 %d); dropped %d B; unfinished %d; "+
-		"first flow that ends differently: %s\n",
+		"per-flow FCT ratio median p50 %.3f; FCT exact %d, within 5%% %d; median per-flow FCT error %.2f%%; PFC pauses %d (ns-3 %d); "+
+		"dropped %d B; unfinished %d; first flow that ends differently: %s; first-starting flow that differs: %s\n",
 		c.flows, c.meanNS3, c.meanDcsim, c.meanDcsim/c.meanNS3, c.medP50, c.medP95, c.medFlowP50, c.exactFCT, c.within5pct,
-		c.pauses, c.pausesNS3, c.drops, c.unfinished, c.firstDiff)
+		100*c.medErr, c.pauses, c.pausesNS3, c.drops, c.unfinished, c.firstDiff, c.firstStartDiff)
 	b.WriteString("  decile  max size  p50 ns-3 dcsim ratio   p95 ns-3 dcsim ratio   flow FCT ratio p50 p95\n")
 	for i, d := range c.deciles {
 		fmt.Fprintf(&b, "  %6d %9d  %8.3f %6.3f %5.3f  %8.3f %6.3f %5.3f  %18.3f %5.3f\n", i+1, d.maxSize,
@@ -317,7 +387,7 @@ func (c ns3Comparison) String() string {
 	return b.String()
 }
 
-// ns3Draws, when set, are the reference's ECN draws, which compareNS3's
+// ns3Draws, when set, are the reference's ECN draws, which compare's
 // runs then use at every switch egress (replayNS3Draws).
 var ns3Draws map[[2]int][]ns3Draw
 
@@ -354,14 +424,41 @@ func TestNS3ReplayFull(t *testing.T) {
 	for _, cc := range ccs {
 		for _, compat := range compats {
 			for _, seed := range seeds {
-				s := ns3Replay(t, cc, compat, engine.Never)
+				s := ns3Base.replay(t, cc, compat, engine.Never)
 				var err error
 				if s.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
 					t.Fatal(err)
 				}
-				c := compareNS3(t, s, cc, engine.Never)
+				c := ns3Base.compare(t, s, cc, engine.Never)
 				t.Logf("%s, compat %s, seed %d: %v", cc, compat, s.Seed, c)
 			}
+		}
+	}
+}
+
+// TestNS3ReplayHeavy replays the heavy-load references with the profile
+// (DCSIM_LONG=1): ns3ref-heavy (FbHdp at 50% load, 13,031 flows over 2
+// ms; about 30 s per run) and ns3ref-heavy-10ms (66,257 flows; a few
+// minutes). DCSIM_NS3_RUN=heavy|heavy-10ms and DCSIM_NS3_CC=dcqcn|hpcc
+// pick runs. Issue 30 is done when every FCT equals ns-3's here as on
+// ns3ref; until its fix the test reports how far the replay is, and the
+// first flows that differ, without failing.
+func TestNS3ReplayHeavy(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("DCSIM_LONG=1 runs the heavy ns-3 replay")
+	}
+	for _, name := range []string{"heavy", "heavy-10ms"} {
+		if v := os.Getenv("DCSIM_NS3_RUN"); v != "" && v != name {
+			continue
+		}
+		ref := ns3Refs[name]
+		for _, cc := range ref.ccs() {
+			if v := os.Getenv("DCSIM_NS3_CC"); v != "" && v != cc {
+				continue
+			}
+			s := ref.replay(t, cc, scenario.CompatHPCCNS3, engine.Never)
+			c := ref.compare(t, s, cc, engine.Never)
+			t.Logf("%s %s, compat %s: %v", name, cc, scenario.CompatHPCCNS3, c)
 		}
 	}
 }
@@ -390,11 +487,11 @@ func TestNS3ReplayJitter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	flows := replayFlows(t, engine.Never)
+	flows := ns3Base.readFlows(t, engine.Never)
 	run := func(fs []cloud.Flow) ns3Comparison {
-		s := ns3ReplayFlows(t, cc, scenario.CompatHPCCNS3, fs)
+		s := ns3Base.replayFlows(t, cc, scenario.CompatHPCCNS3, fs)
 		s.Seed = seed
-		return compareNS3(t, s, cc, engine.Never)
+		return ns3Base.compare(t, s, cc, engine.Never)
 	}
 	base := run(flows)
 	t.Logf("%s, seed %d, unshifted: %v", cc, seed, base)
@@ -439,17 +536,28 @@ func TestNS3ReplayWindow(t *testing.T) {
 		bound    float64
 		exact    [][3]int // (src, dst, sport) of flows whose FCT must equal ns-3's
 		allExact bool     // every flow's FCT must equal ns-3's
+		run      string   // the reference run (ns3Refs); its first 1 ms for a heavy one
 	}{
 		// The first four flows of flows.txt: 11,520, 14,912, 117,488 and
 		// 14,146 ns with DCQCN.
-		{"dcqcn", 1, 0.15, [][3]int{{13, 79, 10000}, {91, 20, 10000}, {125, 34, 10000}, {124, 41, 10000}}, true},
-		{"hpcc", 1, 0.05, nil, true},
+		{"dcqcn", 1, 0.15, [][3]int{{13, 79, 10000}, {91, 20, 10000}, {125, 34, 10000}, {124, 41, 10000}}, true, ""},
+		{"hpcc", 1, 0.05, nil, true, ""},
 		// Another run of the reference (RngRun 2): other ECN draws, the
 		// same exactness; no bounds, it is not the run the issue compares.
-		{"dcqcn", 2, math.Inf(1), nil, true},
+		{"dcqcn", 2, math.Inf(1), nil, true, ""},
+		// FbHdp's mostly one-packet flows (issue 30): a QP opens and
+		// closes for each.
+		{"dcqcn", 1, math.Inf(1), nil, true, "heavy"},
 	} {
-		t.Run(fmt.Sprintf("%s-seed%d", c.cc, c.seed), func(t *testing.T) {
-			stop, bounds := ns3Window, true
+		name := fmt.Sprintf("%s-seed%d", c.cc, c.seed)
+		if c.run != "" {
+			name = c.run + "-" + name
+		}
+		t.Run(name, func(t *testing.T) {
+			ref, stop, bounds := ns3Refs[c.run], ns3Window, true
+			if c.run != "" {
+				stop = 2001 * engine.Millisecond
+			}
 			if invariants.Enabled {
 				if c.seed != 1 {
 					t.Skip("the checked build replays seed 1 only")
@@ -457,9 +565,9 @@ func TestNS3ReplayWindow(t *testing.T) {
 				// The checked build runs about 10x slower: 1 ms, FCTs only.
 				stop, bounds = 2001*engine.Millisecond, false
 			}
-			s := ns3Replay(t, c.cc, scenario.CompatHPCCNS3, stop)
+			s := ref.replay(t, c.cc, scenario.CompatHPCCNS3, stop)
 			s.Seed = c.seed
-			cmp := compareNS3(t, s, c.cc, stop)
+			cmp := ref.compare(t, s, c.cc, stop)
 			t.Logf("%v", cmp)
 			for _, k := range c.exact {
 				if f := cmp.fct[k]; f[0] != f[1] {

@@ -21,6 +21,8 @@ import (
 //
 //	DCSIM_NS3_TRACE_END  stop time in ns (default 2000300000: the first 300 µs)
 //	DCSIM_NS3_CC         dcqcn (default) or hpcc
+//	DCSIM_NS3_RUN        heavy or heavy-10ms: the ns3ref-heavy or ns3ref-heavy-10ms
+//	                     run instead of ns3ref
 //	DCSIM_NS3_ECN        the reference's trace: its ECN draws (E lines) are
 //	                     replayed at each switch egress in order instead of
 //	                     dcsim's own, so marking follows the same draws
@@ -48,7 +50,11 @@ func TestNS3Trace(t *testing.T) {
 	if v := os.Getenv("DCSIM_NS3_CC"); v != "" {
 		cc = v
 	}
-	s := ns3Replay(t, cc, scenario.CompatHPCCNS3, end)
+	ref, ok := ns3Refs[os.Getenv("DCSIM_NS3_RUN")]
+	if !ok {
+		t.Fatalf("DCSIM_NS3_RUN: no reference run %q", os.Getenv("DCSIM_NS3_RUN"))
+	}
+	s := ref.replay(t, cc, scenario.CompatHPCCNS3, end)
 	sim, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
