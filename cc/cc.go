@@ -67,6 +67,16 @@ type Resetter interface {
 	Reset()
 }
 
+// RateChangeReporter is an optional extension of a Spec.ChangeRate
+// algorithm: ChangedRate reports whether its last OnAck went through the
+// reference NIC's RdmaHw::ChangeRate. HPCC's UpdateRateHp (rdma-hw.cc)
+// calls ChangeRate only when some hop gave a sample (updated_any), and
+// never on a QP's first ACK, whose update only stores the INT hops. An
+// algorithm without it is taken to call ChangeRate on every update.
+type RateChangeReporter interface {
+	ChangedRate() bool
+}
+
 // Spec describes an algorithm to the rest of the simulator: its wire and
 // switch needs, and how to build one state machine per QP.
 type Spec struct {

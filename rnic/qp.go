@@ -207,6 +207,14 @@ func (qp *QP) rewound() {
 	}
 }
 
+// changedRate reports whether the algorithm's last update went through
+// the reference NIC's ChangeRate (cc.RateChangeReporter; every update of
+// an algorithm that does not say).
+func (qp *QP) changedRate() bool {
+	r, ok := qp.cc.(cc.RateChangeReporter)
+	return !ok || r.ChangedRate()
+}
+
 // applyCC reads the algorithm's rate and window, reschedules pacing after
 // a rate change (docs/model.md §5.1), re-arms its timer and updates readiness.
 func (qp *QP) applyCC(now engine.Time) {
@@ -228,9 +236,11 @@ func (qp *QP) applyCC(now engine.Time) {
 		}
 		qp.rate = r
 	}
-	if changeRate && cp.NS3Egress {
-		// ChangeRate runs on every HPCC update, changed rate or not, and
-		// pulls a later pending wake-up to the QP's pacing time.
+	if changeRate && cp.NS3Egress && qp.changedRate() {
+		// ChangeRate runs on every HPCC update that computed a rate,
+		// changed or not, and pulls a later pending wake-up to the QP's
+		// pacing time (rdma-hw.cc UpdateRateHp, ChangeRate;
+		// QbbNetDevice::UpdateNextAvail).
 		qp.host.ns3WakeEarlier(now, qp.nextAvail)
 	}
 	qp.window = qp.cc.Window()

@@ -103,8 +103,11 @@ type State struct {
 	incStage      int
 	u             float64 // U, the utilisation EWMA
 	lastUpdateSeq int64
-	hops          [fabric.MaxINTHops]fabric.INTHop // last record per hop index
-	perHop        [fabric.MaxINTHops]hopState
+	// changed: the last OnAck computed a new rate from some hop's sample,
+	// as UpdateRateHp calls ChangeRate (cc.RateChangeReporter).
+	changed bool
+	hops    [fabric.MaxINTHops]fabric.INTHop // last record per hop index
+	perHop  [fabric.MaxINTHops]hopState
 }
 
 // New builds the state machine for one QP. p must be valid.
@@ -130,6 +133,7 @@ func New(p Params, env cc.Env) *State {
 // OnAck runs the full update on the first ACK of a new RTT and the fast
 // reaction (when fast_react) on the others; NACKs count as ACKs.
 func (q *State) OnAck(fb *cc.Feedback) {
+	q.changed = false
 	if fb.AckSeq > q.lastUpdateSeq {
 		q.update(fb, false)
 	} else if q.p.FastReact {
@@ -148,6 +152,11 @@ func (q *State) NextTimer() engine.Time { return engine.Never }
 
 // Rate is the current rate R.
 func (q *State) Rate() engine.Rate { return q.rate }
+
+// ChangedRate implements cc.RateChangeReporter: whether the last OnAck
+// computed a rate from some hop's sample (UpdateRateHp's updated_any;
+// false on a QP's first ACK, which only stores the hops).
+func (q *State) ChangedRate() bool { return q.changed }
 
 // RefRate is R_c, for tests and traces.
 func (q *State) RefRate() engine.Rate { return q.rc }
@@ -206,6 +215,7 @@ func (q *State) react(hops []fabric.INTHop, fast bool) {
 	if !updatedAny {
 		return
 	}
+	q.changed = true
 
 	var (
 		newRate  engine.Rate

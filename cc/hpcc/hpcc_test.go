@@ -236,6 +236,31 @@ func TestBadRecords(t *testing.T) {
 	}
 }
 
+// TestChangedRate: an update goes through the reference NIC's ChangeRate
+// only when some hop gave a sample (rdma-hw.cc UpdateRateHp's
+// updated_any), never on a QP's first ACK, which only stores the hops
+// (issue 30: the ns-3 profile pulls the NIC's wake-up only then).
+func TestChangedRate(t *testing.T) {
+	q := New(DefaultParams(env100.LineRate), env100)
+	steps := []struct {
+		fb   cc.Feedback
+		want bool
+	}{
+		{cc.Feedback{Now: 0, AckSeq: 1000, SndNxt: 20_000, INT: hop(0, 0, 0)}, false},                    // the first ACK
+		{cc.Feedback{Now: us, AckSeq: 21_000, SndNxt: 40_000, INT: hop(us, 10_000, 0)}, true},            // a new RTT, a sample
+		{cc.Feedback{Now: 2 * us, AckSeq: 22_000, SndNxt: 41_000, INT: hop(2*us, 20_000, 0)}, true},      // fast reaction, a sample
+		{cc.Feedback{Now: 3 * us, AckSeq: 23_000, SndNxt: 42_000, INT: hop(2*us, 20_000, 0)}, false},     // tau = 0: no sample
+		{cc.Feedback{Now: 4 * us, AckSeq: 41_000, SndNxt: 43_000, INT: make([]fabric.INTHop, 6)}, false}, // too long
+	}
+	for i, st := range steps {
+		q.OnAck(&st.fb)
+		if got := q.ChangedRate(); got != st.want {
+			t.Errorf("ACK %d: ChangedRate() = %v, want %v", i, got, st.want)
+		}
+	}
+	var _ cc.RateChangeReporter = q
+}
+
 func TestWindow(t *testing.T) {
 	q := New(DefaultParams(env100.LineRate), env100)
 	if got := q.Window(); got != env100.BDP {
