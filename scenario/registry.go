@@ -84,9 +84,8 @@ var schedulers = []Plugin{
 	{Name: "fair", Doc: "packet-level round robin over QPs, all data in one class (reference model)", Params: noParams,
 		NewScheduler: func(s *Scenario, _ any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
 			class := uint8(s.NIC.DataClass)
-			if s.Compat == CompatHPCCNS3 {
-				return func(*rnic.Host) rnic.Scheduler { return baselines.NewNS3Fair(class) }, nil
-			}
+			// Under compat: hpcc-ns3 wiring runs ns-3's own round robin
+			// (baselines.NS3Fair) with ns-3's transmit loop instead.
 			return func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(class) }, nil
 		}},
 	{Name: "fair-message", Doc: "round robin over QPs, serving a whole message before moving on", Params: noParams,

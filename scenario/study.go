@@ -7,7 +7,7 @@ import (
 )
 
 // classSchedulers tag packets with priority classes, which only strict
-// priority switch queues act on; their study (REFERENCE.md 6) also runs
+// priority switch queues act on; their study (docs/model.md §6) also runs
 // one QP per host pair, so that messages queue behind each other and a
 // QP's backlog means something.
 var classSchedulers = []string{"storm", "storm-sender", "storm-sw", "srpt", "pias"}

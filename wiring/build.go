@@ -11,6 +11,7 @@ import (
 	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/fabric/isolation"
 	"github.com/dcsim/dcsim/rnic"
+	"github.com/dcsim/dcsim/sched/baselines"
 	"github.com/dcsim/dcsim/transport/rocev2"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
@@ -35,10 +36,13 @@ type Sim struct {
 	BDP     int64
 	BaseRTT engine.Time
 
-	drivers []*driver
-	trains  []*trainer
-	loops   []scenario.ClosedLoop // closed-loop workloads (halo)
-	paths   pathCache
+	// ns3Start: a flow's QP opens two same-time events after its start
+	// (ns3EventOrder).
+	ns3Start bool
+	drivers  []*driver
+	trains   []*trainer
+	loops    []scenario.ClosedLoop // closed-loop workloads (halo)
+	paths    pathCache
 	// gens are the scenario's flow generators by workload kind, for the
 	// kinds' counters.
 	gens map[string][]cloud.Generator
@@ -99,7 +103,10 @@ func buildTopology(s *scenario.Scenario) (*fabric.Topology, error) {
 // layer reads its settings from the scenario in a function of its own:
 // fabricConfig for the switches and links, nicConfig for the NICs,
 // addWorkloads for the traffic.
-func Build(s *scenario.Scenario) (*Sim, error) {
+func Build(s *scenario.Scenario) (*Sim, error) { return build(s, profileRules(s)) }
+
+// build is Build with the ns-3 profile's rules given (ns3Rules).
+func build(s *scenario.Scenario, rules ns3Rules) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,7 +125,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	if s.NIC.RealisticHeaders {
 		headers = rocev2.RealisticHeaders
 	}
-	fcfg, err := fabricConfig(s, spec, headers, eng, topo)
+	fcfg, err := fabricConfig(s, spec, headers, eng, topo, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +147,14 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 	}
 	mtu := int64(s.NIC.MTU)
 	rtt, bdp := net.MaxRTTBDP(mtu)
-	ncfg := nicConfig(s, alg, spec, headers, rtt, bdp)
+	ncfg := nicConfig(s, alg, spec, headers, rtt, bdp, rules)
 	newSched, err := scenario.MustScheduler(s.NIC.Scheduler).NewScheduler(s, s.NIC.Params, bdp)
 	if err != nil {
 		return nil, err
+	}
+	if ncfg.Compat.NS3Egress { // ns-3's transmit loop comes with its round robin
+		class := ncfg.DataClass
+		newSched = func(*rnic.Host) rnic.Scheduler { return baselines.NewNS3Fair(class) }
 	}
 	cl, err := rnic.NewCluster(net, ncfg, newSched)
 	if err != nil {
@@ -153,7 +164,7 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 		return nil, err
 	}
 	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, Isolation: iso, BDP: bdp, BaseRTT: rtt,
-		gens: map[string][]cloud.Generator{}}
+		gens: map[string][]cloud.Generator{}, ns3Start: rules.has(ns3EventOrder)}
 	if err := sim.addWorkloads(ncfg.Headers.DataWire(0, spec.HeaderBytes)); err != nil {
 		return nil, err
 	}
@@ -162,8 +173,8 @@ func Build(s *scenario.Scenario) (*Sim, error) {
 
 // fabricConfig is the switches' and links' configuration: buffers, PFC
 // and its headroom, credits, scheduling, ECN, INT, the router, and the
-// ns-3 profile's fabric rules (compat: hpcc-ns3).
-func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, eng *engine.Sim, topo *fabric.Topology) (fabric.Config, error) {
+// ns-3 profile's fabric rules.
+func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, eng *engine.Sim, topo *fabric.Topology, rules ns3Rules) (fabric.Config, error) {
 	fcfg := fabric.DefaultConfig()
 	fcfg.Buffer = int64(s.Switch.Buffer)
 	fcfg.PFC = s.Switch.PFC
@@ -193,12 +204,11 @@ func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, en
 	if spec.NeedsINT && !fcfg.INT {
 		return fcfg, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
 	}
-	ns3 := s.Compat == scenario.CompatHPCCNS3
-	fcfg.Router = scenario.RouterFor(s).New(eng, topo)
+	fcfg.Router = rules.router(s).New(eng, topo)
 	if a, ok := fcfg.Router.(*fabric.Adaptive); ok {
 		a.FlowletGap, a.FlowletSlots = s.Switch.Routing.FlowletGap.T(), s.Switch.Routing.FlowletSlots
 	}
-	if r := s.Switch.PFCHeadroom; r == scenario.HeadroomSized || r == scenario.HeadroomAuto && !ns3 {
+	if r := s.Switch.PFCHeadroom; r == scenario.HeadroomSized || r == scenario.HeadroomAuto && !rules.has(ns3Headroom) {
 		fcfg.Headroom = fabric.HeadroomSized
 		if r == scenario.HeadroomAuto {
 			fcfg.Headroom = fabric.HeadroomCovering
@@ -213,8 +223,8 @@ func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, en
 			return fcfg, fmt.Errorf("switch.credit.bytes: %d B is less than one frame (%d B: nic.mtu and headers)", fcfg.Credits, fcfg.MaxFrame)
 		}
 	}
-	if ns3 {
-		fcfg.WholeNs, fcfg.NS3EventOrder = true, true
+	fcfg.WholeNs, fcfg.NS3EventOrder = rules.has(ns3WholeNs), rules.has(ns3EventOrder)
+	if rules.has(ns3ECNDraws) {
 		// ns-3's own ECN draws (fabric.NS3Rand): RngSeed 1, ns-3's default
 		// (third.cc never sets it), and RngRun = the scenario's seed, so
 		// seed 1 is the reference run. Before the first draw, third.cc's
@@ -223,9 +233,9 @@ func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, en
 		// on topologies of 3 to 144 nodes with error rate 0).
 		fcfg.NS3Rand = fabric.NewNS3Rand(1, s.Seed)
 		fcfg.NS3Rand.Skip(uint64(6*topo.Nodes() + 2))
-		if m := spec.INTMulti; m > 0 {
-			fcfg.INTBytesUnit, fcfg.INTQLenUnit = 128*m, 80*m // int-header.h IntHop
-		}
+	}
+	if m := spec.INTMulti; m > 0 && rules.has(ns3INTUnits) {
+		fcfg.INTBytesUnit, fcfg.INTQLenUnit = 128*m, 80*m // int-header.h IntHop
 	}
 	return fcfg, nil
 }
@@ -233,9 +243,8 @@ func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, en
 // nicConfig is the NICs' configuration for a fabric of maxRtt rtt and
 // maxBdp bdp: transport, ACK and CNP rules, QP mapping, receiver mode,
 // congestion control, and the ns-3 profile's NIC rules.
-func nicConfig(s *scenario.Scenario, alg scenario.Plugin, spec cc.Spec, headers rocev2.Headers, rtt engine.Time, bdp int64) rnic.Config {
+func nicConfig(s *scenario.Scenario, alg scenario.Plugin, spec cc.Spec, headers rocev2.Headers, rtt engine.Time, bdp int64, rules ns3Rules) rnic.Config {
 	mtu := int64(s.NIC.MTU)
-	ns3 := s.Compat == scenario.CompatHPCCNS3
 	ncfg := rnic.Config{
 		MTU:          mtu,
 		Headers:      headers,
@@ -249,11 +258,9 @@ func nicConfig(s *scenario.Scenario, alg scenario.Plugin, spec cc.Spec, headers 
 		CNPInterval:  engine.Time(s.NIC.CNPInterval),
 		CC:           spec,
 		CCEnv: cc.Env{LineRate: engine.Rate(s.Topology.HostLink), BaseRTT: rtt, BDP: bdp,
-			MTU: mtu, NS3Arith: ns3},
-	}
-	if ns3 {
-		ncfg.Compat = rnic.Compat{PairPorts: true, WholeNsPacing: true, RepaceOnChangeRate: true,
-			NS3Egress: s.NIC.Scheduler == "fair"}
+			MTU: mtu, NS3Arith: rules.has(ns3Arith)},
+		Compat: rnic.Compat{PairPorts: rules.has(ns3PairPorts), WholeNsPacing: rules.has(ns3WholeNs),
+			RepaceOnChangeRate: rules.has(ns3Repace), NS3Egress: rules.has(ns3Egress) && s.NIC.Scheduler == "fair"},
 	}
 	if s.NIC.CNP == scenario.CNPPacket {
 		ncfg.CNP = rnic.CNPPacket
@@ -361,7 +368,7 @@ func (d *driver) Fire(now engine.Time, _ uint8) {
 	m := s.Cluster.NewMessage(f.Src, f.Dst, f.Size)
 	m.Generator, m.Tag = f.Generator, f.Tag
 	s.Messages = append(s.Messages, m)
-	if s.Scenario.Compat == scenario.CompatHPCCNS3 {
+	if s.ns3Start {
 		s.Engine.At(now, &ns3Start{s: s, m: m}, 0)
 	} else {
 		s.post(m)

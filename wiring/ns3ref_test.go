@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -270,7 +271,14 @@ type ns3Decile struct {
 // them, in either simulator.
 func (ref *ns3Ref) compare(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time) ns3Comparison {
 	t.Helper()
-	sim, err := Build(s)
+	return ref.compareRules(t, s, cc, stop, profileRules(s))
+}
+
+// compareRules is compare with the run built under the given rules of the
+// ns-3 profile instead of its compat field's.
+func (ref *ns3Ref) compareRules(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time, rules ns3Rules) ns3Comparison {
+	t.Helper()
+	sim, err := build(s, rules)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,6 +475,42 @@ func TestNS3ReplayHeavy(t *testing.T) {
 	}
 }
 
+// TestNS3ProfileRules measures what each rule of the compat: hpcc-ns3
+// profile contributes to the replay's agreement with ns-3 (DCSIM_LONG=1;
+// docs/validation.md has the table): the full replay of ns3ref with no
+// rule (dcsim's defaults), with every rule (the profile), with each rule
+// alone, and with all rules but one. DCSIM_NS3_CC=dcqcn|hpcc (default
+// dcqcn) picks the algorithm, DCSIM_NS3_RULES=alone|but|all (default all)
+// the rows. It reports; the exactness checks are the other replays'.
+func TestNS3ProfileRules(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("DCSIM_LONG=1 runs the ns-3 replay once per rule")
+	}
+	cc := "dcqcn"
+	if v := os.Getenv("DCSIM_NS3_CC"); v != "" {
+		cc = v
+	}
+	rows := os.Getenv("DCSIM_NS3_RULES")
+	run := func(name string, rules ns3Rules) {
+		s := ns3Base.replay(t, cc, scenario.CompatNone, engine.Never)
+		c := ns3Base.compareRules(t, s, cc, engine.Never, rules)
+		t.Logf("| %s | %.3f | %.3f | %d of %d | %.2f%% | %d | %d |", name, c.meanDcsim, c.meanDcsim/c.meanNS3,
+			c.exactFCT, c.flows, 100*c.medErr, c.pauses, c.unfinished)
+	}
+	t.Logf("%s against ns-3 (mean slowdown %s): | rules | mean slowdown | / ns-3 | FCTs exact | median FCT error | PAUSE frames | unfinished |", cc, "see the rows")
+	run("none (dcsim's defaults)", 0)
+	run("all (the profile)", ns3AllRules)
+	for i, name := range ns3RuleNames {
+		rule := ns3Rules(1) << i
+		if rows == "" || rows == "all" || rows == "alone" {
+			run(name+" alone", rule)
+		}
+		if rows == "" || rows == "all" || rows == "but" {
+			run("all but "+name, ns3AllRules&^rule)
+		}
+	}
+}
+
 // TestNS3ReplayJitter measures how much of the per-flow difference from
 // ns-3 one nanosecond explains (DCSIM_LONG=1): the full replay with the
 // profile, then again with one flow (DCSIM_NS3_SHIFT, indices into
@@ -619,5 +663,24 @@ func TestCompatField(t *testing.T) {
 		if back.Compat != v {
 			t.Errorf("printed and read back: compat %q, want %q", back.Compat, v)
 		}
+	}
+}
+
+// Every rule of the ns-3 profile has a name, and the profile is all of
+// them.
+func TestNS3RuleNames(t *testing.T) {
+	if n := bits.OnesCount32(uint32(ns3AllRules)); n != len(ns3RuleNames) {
+		t.Errorf("%d rules, %d names", n, len(ns3RuleNames))
+	}
+	s, err := scenario.Load("default", []string{"compat=hpcc-ns3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if profileRules(s) != ns3AllRules {
+		t.Errorf("compat hpcc-ns3: rules %b, want all", profileRules(s))
+	}
+	s.Compat = scenario.CompatNone
+	if profileRules(s) != 0 {
+		t.Errorf("compat none: rules %b, want none", profileRules(s))
 	}
 }

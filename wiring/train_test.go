@@ -89,6 +89,7 @@ func TestCollectiveGolden(t *testing.T) {
 	for _, op := range []string{"allreduce", "reducescatter", "allgather", "alltoall"} {
 		r1 := runCollective(t, op, "4MiB", 16)
 		r2 := runCollective(t, op, "4MiB", 16)
+		r2.Iterations[0].RunID = r1.Iterations[0].RunID // each run has its own id
 		if r1.Iterations[0] != r2.Iterations[0] || r1.Run.Events != r2.Run.Events {
 			t.Fatalf("%s: two runs differ: %+v vs %+v", op, r1.Iterations[0], r2.Iterations[0])
 		}
@@ -111,7 +112,9 @@ func TestCollectiveGolden(t *testing.T) {
 				"workload.simai.overlap_grad_reduce=true", "workload.simai.overlap_dp_collectives="+overlap)
 		}
 		sim, res := run()
-		if _, res2 := run(); res2.Iterations[0] != res.Iterations[0] || res2.Run.Events != res.Run.Events {
+		_, res2 := run()
+		res2.Iterations[0].RunID = res.Iterations[0].RunID // each run has its own id
+		if res2.Iterations[0] != res.Iterations[0] || res2.Run.Events != res.Run.Events {
 			t.Fatalf("training, overlap %s: two runs differ: %+v vs %+v", overlap, res.Iterations[0], res2.Iterations[0])
 		}
 		c := nicConcurrency(sim.Messages, sim.Engine.Now())
