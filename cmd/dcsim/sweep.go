@@ -90,24 +90,7 @@ Then "dcsim report OUT".`,
 				return badInput(fmt.Errorf("--point-memory: %s is below the %s a point needs at the least (%s)",
 					engine.FormatSize(int64(pointMemory)), engine.FormatSize(minPointMemory), minPointMemoryWhy))
 			}
-			if args[0] == stdinArg {
-				// Every point's process reads the sweep file again (--point I),
-				// so a sweep must be a file.
-				return badInput(fmt.Errorf("sweep: FILE %q (standard input) is not supported: each point's process re-reads the sweep file; save it to a file first (\"dcsim validate -\" checks a piped sweep)", stdinArg))
-			}
-			data, err := scenario.ReadFile(args[0])
-			if err != nil {
-				return badInput(fmt.Errorf("read sweep: %w", err))
-			}
-			spec, err := sweep.Parse(args[0], data)
-			if err != nil {
-				if _, yerr := scenario.ParseMapping(args[0], data, "sweep", "a mapping"); yerr == nil && !sweep.IsSweepFile(data) {
-					// Valid YAML, but a scenario or something else.
-					err = fmt.Errorf("%s: not a sweep file (it has no top-level grid, zip or base); run one scenario with \"dcsim run\"", args[0])
-				}
-				return badInput(err)
-			}
-			all, err := spec.Points()
+			spec, all, err := readSweep(args[0])
 			if err != nil {
 				return badInput(err)
 			}
@@ -158,33 +141,13 @@ Then "dcsim report OUT".`,
 				}
 				opt.RunPoint = pointRunner(ctx, args[0], out, mem)
 			}
-			var bar *progressbar.ProgressBar
-			f, isFile := cmd.ErrOrStderr().(*os.File)
-			switch {
-			case quiet:
-			case !isFile || !term.IsTerminal(int(f.Fd())):
-				// A log or a pipe: no bar redrawn in place, a line per point.
-				opt.Progress = pointLines(cmd.ErrOrStderr(), spec.Name)
-			default:
-				opt.Progress = func(s sweep.Status) {
-					if bar == nil {
-						if s.Total == s.Skipped {
-							return
-						}
-						bar = newSweepProgress(f, s.Total-s.Skipped)
-					}
-					_ = bar.Set(s.Done + s.Failed)
-					desc := fmt.Sprintf("points: %d running, %d failed", s.Running, s.Failed)
-					if s.Skipped > 0 {
-						desc += fmt.Sprintf(", %d already done", s.Skipped)
-					}
-					bar.Describe(desc)
-				}
+			var finish func()
+			if !quiet {
+				opt.Progress, finish = sweepProgress(cmd.ErrOrStderr(), spec.Name)
 			}
 			sum, err := sweep.Run(ctx, points, opt)
-			if bar != nil {
-				_ = bar.Finish()
-				fmt.Fprintln(cmd.ErrOrStderr())
+			if finish != nil {
+				finish()
 			}
 			if err != nil {
 				return err
@@ -247,6 +210,64 @@ func (s *sizeFlag) Set(v string) error {
 	}
 	*s = sizeFlag(n)
 	return err
+}
+
+// readSweep reads and expands the sweep file at path. Every point's
+// process reads the file again (--point I), so a sweep must be a file,
+// not standard input.
+func readSweep(path string) (*sweep.Spec, []sweep.Point, error) {
+	if path == stdinArg {
+		return nil, nil, fmt.Errorf("sweep: FILE %q (standard input) is not supported: each point's process re-reads the sweep file; save it to a file first (\"dcsim validate -\" checks a piped sweep)", stdinArg)
+	}
+	data, err := scenario.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read sweep: %w", err)
+	}
+	spec, err := sweep.Parse(path, data)
+	if err != nil {
+		if _, yerr := scenario.ParseMapping(path, data, "sweep", "a mapping"); yerr == nil && !sweep.IsSweepFile(data) {
+			// Valid YAML, but a scenario or something else.
+			err = fmt.Errorf("%s: not a sweep file (it has no top-level grid, zip or base); run one scenario with \"dcsim run\"", path)
+		}
+		return nil, nil, err
+	}
+	all, err := spec.Points()
+	if err != nil {
+		return nil, nil, err
+	}
+	return spec, all, nil
+}
+
+// sweepProgress reports a sweep's progress on w: a bar redrawn in place
+// on a terminal, a line per finished point on a log or a pipe. finish
+// ends the bar.
+func sweepProgress(w io.Writer, name string) (progress func(sweep.Status), finish func()) {
+	f, isFile := w.(*os.File)
+	if !isFile || !term.IsTerminal(int(f.Fd())) {
+		return pointLines(w, name), func() {}
+	}
+	var bar *progressbar.ProgressBar
+	progress = func(s sweep.Status) {
+		if bar == nil {
+			if s.Total == s.Skipped {
+				return
+			}
+			bar = newSweepProgress(f, s.Total-s.Skipped)
+		}
+		_ = bar.Set(s.Done + s.Failed)
+		desc := fmt.Sprintf("points: %d running, %d failed", s.Running, s.Failed)
+		if s.Skipped > 0 {
+			desc += fmt.Sprintf(", %d already done", s.Skipped)
+		}
+		bar.Describe(desc)
+	}
+	finish = func() {
+		if bar != nil {
+			_ = bar.Finish()
+			fmt.Fprintln(w)
+		}
+	}
+	return progress, finish
 }
 
 // runOnePoint is --point: point index of the whole sweep, run here into
