@@ -36,7 +36,8 @@ type Options struct {
 	// Default: a fresh UUIDv7 (time-ordered, random), so that two runs of
 	// one scenario and seed, which write identical results, never share
 	// an id and a join on run_id never multiplies rows. Pin it (a SLURM
-	// job id, a test) to get byte-identical files; CheckRunID says what
+	// job id, a test) to get byte-identical files (run.parquet but for its
+	// wall_seconds); CheckRunID says what
 	// is accepted. The scenario's own stable name is run.parquet's
 	// config_hash.
 	RunID    string

@@ -307,3 +307,27 @@ func TestStudyNoteAndProgressText(t *testing.T) {
 		t.Errorf("arrivals: got %q, want %q", got, want)
 	}
 }
+
+// A bar's description is cut to the terminal's width, so that the line
+// never wraps (a carriage return cannot clear a wrapped line).
+func TestProgressFitsTerminal(t *testing.T) {
+	defer func(c int) { progressCols = c }(progressCols)
+	long := "draining: 80 flows (929.5MB) unfinished of 936, at 2.50 ms, 8.1 M events/s"
+	for _, tc := range []struct {
+		cols int
+		want string
+	}{
+		{0, long},
+		{200, long},
+		{80, long[:80-barRest-2] + "…"},
+	} {
+		progressCols = tc.cols
+		got := fitLine(long)
+		if got != tc.want {
+			t.Errorf("%d columns: got %q, want %q", tc.cols, got, tc.want)
+		}
+		if tc.cols > 0 && len([]rune(got))+barRest > tc.cols {
+			t.Errorf("%d columns: %d + %d columns do not fit", tc.cols, len([]rune(got)), barRest)
+		}
+	}
+}

@@ -93,6 +93,9 @@ error writing --out (a full disk), with exit 1.`,
 			opt := wiring.Options{Version: version(), Dir: out, RunID: runID, Context: ctx}
 			var bar *progressbar.ProgressBar
 			if f, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+				if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+					progressCols = cols
+				}
 				if sim.Training() {
 					bar = newTrainingProgress(f)
 					opt.Progress = func(p wiring.Progress) { updateTrainingProgress(bar, p) }
@@ -131,10 +134,10 @@ error writing --out (a full disk), with exit 1.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a scenario field: dotted.path=value (repeatable), e.g. workload.load=0.8")
-	cmd.Flags().Int64Var(&seed, "seed", 1, "the scenario's random seed (same seed and scenario give byte-identical flows.parquet)")
+	cmd.Flags().Int64Var(&seed, "seed", 1, "the scenario's random seed (same seed and scenario give the same rows in every file but run_id)")
 	cmd.Flags().StringVar(&out, "out", "", "directory for the results (default out/NAME-HASH)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
-	cmd.Flags().StringVar(&runID, "run-id", "", "the run's run_id in every file, e.g. a SLURM job id (default: a fresh UUIDv7; same seed and id give byte-identical files)")
+	cmd.Flags().StringVar(&runID, "run-id", "", "the run's run_id in every file, e.g. a SLURM job id (default: a fresh UUIDv7; same seed and id give byte-identical files but run.parquet's wall_seconds)")
 	return cmd
 }
 
@@ -142,11 +145,33 @@ error writing --out (a full disk), with exit 1.`,
 func newProgress(w io.Writer, dur engine.Time) *progressbar.ProgressBar {
 	return progressbar.NewOptions64(dur.Nanoseconds(),
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetWidth(30),
+		progressbar.OptionSetWidth(barWidth),
 		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionSetDescription("simulating"),
 		progressbar.OptionShowElapsedTimeOnFinish(),
 	)
+}
+
+// barWidth is the progress bar's own width in columns, and barRest what
+// the bar adds to its description: the percentage, the bar and the times.
+const (
+	barWidth = 20
+	barRest  = barWidth + 24
+)
+
+// progressCols is the terminal's width when the bar was made (0: not
+// known). A line longer than the terminal wraps, and the bar's carriage
+// return cannot clear a wrapped line, so fitLine cuts the description.
+var progressCols int
+
+// fitLine cuts a bar's description so that the whole line fits the
+// terminal (the text is ASCII: a byte a column).
+func fitLine(s string) string {
+	room := progressCols - barRest - 1
+	if progressCols <= 0 || len(s) <= room {
+		return s
+	}
+	return s[:max(room-1, 8)] + "…"
 }
 
 var progressStart = time.Now()
@@ -162,7 +187,7 @@ var drainFrom int64 = -1
 func updateProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 	rate := float64(p.Events) / time.Since(progressStart).Seconds()
 	if !p.Draining {
-		bar.Describe(progressText(p, rate))
+		bar.Describe(fitLine(progressText(p, rate)))
 		_ = bar.Set64(min(p.SimTime, p.Duration).Nanoseconds())
 		return
 	}
@@ -175,7 +200,7 @@ func updateProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 		drainFrom = max(left, 1)
 		bar.ChangeMax64(drainFrom)
 	}
-	bar.Describe(progressText(p, rate))
+	bar.Describe(fitLine(progressText(p, rate)))
 	_ = bar.Set64(max(0, drainFrom-left))
 }
 
@@ -203,7 +228,7 @@ func progressText(p wiring.Progress, eventsPerSecond float64) string {
 func newTrainingProgress(w io.Writer) *progressbar.ProgressBar {
 	return progressbar.NewOptions(1,
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetWidth(30),
+		progressbar.OptionSetWidth(barWidth),
 		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionSetDescription("training"),
 		progressbar.OptionShowElapsedTimeOnFinish(),
@@ -214,8 +239,8 @@ func updateTrainingProgress(bar *progressbar.ProgressBar, p wiring.Progress) {
 	t := p.Training
 	bar.ChangeMax(max(t.Iterations, 1))
 	rate := float64(p.Events) / time.Since(progressStart).Seconds()
-	bar.Describe(fmt.Sprintf("iterations %d/%d, collectives done %d, at %s ms, %s M events/s, flows %d/%d",
+	bar.Describe(fitLine(fmt.Sprintf("iterations %d/%d, collectives done %d, at %s ms, %s M events/s, flows %d/%d",
 		t.IterationsDone, t.Iterations, t.CollectivesDone, strconv.FormatFloat(float64(p.SimTime)/float64(engine.Millisecond), 'f', 2, 64),
-		strconv.FormatFloat(rate/1e6, 'f', 1, 64), p.FlowsDone, p.FlowsPosted))
+		strconv.FormatFloat(rate/1e6, 'f', 1, 64), p.FlowsDone, p.FlowsPosted)))
 	_ = bar.Set(t.IterationsDone)
 }
