@@ -483,13 +483,19 @@ func (f *Figure) drawLegend(c draw.Canvas, cols int) {
 	c.FillText(sty, vg.Point{X: x0, Y: top}, head)
 	x0 += sty.Width(head) + vg.Points(8)
 	colW := (c.Max.X - x0) / vg.Length(cols)
+	// The summary and iteration panels mark a series' two statistics
+	// with a circle and a triangle (the y label says which): a series
+	// glyph in the legend would read as one of them.
+	glyphs := f.kind != "summary" && f.kind != "iterations"
 	for i, s := range f.series {
 		st := seriesStyle(i)
 		x := x0 + vg.Length(i%cols)*colW
 		y := top - vg.Length(i/cols)*legendRow
 		ls := draw.LineStyle{Color: st.color, Width: vg.Points(1.2), Dashes: st.dashes}
 		c.StrokeLine2(ls, x, y, x+vg.Points(22), y)
-		c.DrawGlyph(draw.GlyphStyle{Color: st.color, Radius: vg.Points(2.5), Shape: st.glyph}, vg.Point{X: x + vg.Points(11), Y: y})
+		if glyphs {
+			c.DrawGlyph(draw.GlyphStyle{Color: st.color, Radius: vg.Points(2.5), Shape: st.glyph}, vg.Point{X: x + vg.Points(11), Y: y})
+		}
 		c.FillText(sty, vg.Point{X: x + vg.Points(26), Y: y}, s)
 	}
 }
