@@ -66,8 +66,21 @@ func LockDir(dir, part string, pid int) (*DirLock, error) {
 	return l, nil
 }
 
+// NotLockFileError says that a lock file's name is taken by something
+// that is not a regular file (a symlink, a directory): bad input.
+type NotLockFileError struct{ Path string }
+
+func (e *NotLockFileError) Error() string {
+	return e.Path + " is not a regular file (a symlink or a directory): dcsim writes its pid there; remove it"
+}
+
 // take locks path, exclusive or shared, and records pid in it.
 func (l *DirLock) take(path string, exclusive bool, pid int) error {
+	// The pid is written into the file: a symlink planted in its place
+	// would have dcsim overwrite the file it points to.
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return &NotLockFileError{Path: path}
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err

@@ -72,3 +72,24 @@ func TestRemoveTempFiles(t *testing.T) {
 		t.Errorf("left %v, want %v", got, kept)
 	}
 }
+
+// A symlink (or a directory) where the lock file goes is bad input, and
+// the file it points to is left alone: dcsim writes its pid into the lock.
+func TestLockDirNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	precious := filepath.Join(dir, "precious.txt")
+	if err := os.WriteFile(precious, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(precious, filepath.Join(dir, ".dcsim.lock")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	_, err := LockDir(dir, "", 1234)
+	var nf *NotLockFileError
+	if !errors.As(err, &nf) {
+		t.Fatalf("got %v, want a NotLockFileError", err)
+	}
+	if b, _ := os.ReadFile(precious); string(b) != "keep" {
+		t.Errorf("the symlink's target now holds %q", b)
+	}
+}

@@ -96,14 +96,21 @@ func (p *Params) useVarWin() {
 
 // Validate reports the first setting that would make the state machine
 // meaningless, naming it as in YAML.
+// MinTimerPeriod bounds DCQCN's three timer periods from below: each
+// period is an event per QP, so 1 ps made a 1 ms run take over a minute.
+// Below one 1000 B packet's serialisation at 100 Gbps (80 ns) a timer
+// cannot see a new packet between two firings, and 100 ns keeps the
+// alpha timer's events within 10x the reference's 1 us.
+const MinTimerPeriod = 100 * engine.Nanosecond
+
 func (p Params) Validate() error {
 	switch {
-	case p.AlphaResumeInterval <= 0:
-		return cc.ParamErrorf(Name, "alpha_resume_interval", "must be positive, got %v", p.AlphaResumeInterval)
-	case p.RateDecreaseInterval <= 0:
-		return cc.ParamErrorf(Name, "rate_decrease_interval", "must be positive, got %v", p.RateDecreaseInterval)
-	case p.RPTimer <= 0:
-		return cc.ParamErrorf(Name, "rp_timer", "must be positive, got %v", p.RPTimer)
+	case p.AlphaResumeInterval < MinTimerPeriod:
+		return cc.ParamErrorf(Name, "alpha_resume_interval", "must be at least %v, got %v", MinTimerPeriod, p.AlphaResumeInterval)
+	case p.RateDecreaseInterval < MinTimerPeriod:
+		return cc.ParamErrorf(Name, "rate_decrease_interval", "must be at least %v, got %v", MinTimerPeriod, p.RateDecreaseInterval)
+	case p.RPTimer < MinTimerPeriod:
+		return cc.ParamErrorf(Name, "rp_timer", "must be at least %v, got %v", MinTimerPeriod, p.RPTimer)
 	case !(p.EWMAGain > 0 && p.EWMAGain <= 1):
 		return cc.ParamErrorf(Name, "ewma_gain", "must be in (0, 1], got %v", p.EWMAGain)
 	case p.FastRecoveryTimes < 0:

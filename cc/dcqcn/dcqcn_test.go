@@ -464,6 +464,8 @@ func TestValidate(t *testing.T) {
 		{"alpha_resume_interval", func(p *Params) { p.AlphaResumeInterval = 0 }},
 		{"rate_decrease_interval", func(p *Params) { p.RateDecreaseInterval = -1 }},
 		{"rp_timer", func(p *Params) { p.RPTimer = 0 }},
+		{"alpha_resume_interval", func(p *Params) { p.AlphaResumeInterval = MinTimerPeriod - 1 }}, // 1ps took a 1 ms run over a minute
+		{"rp_timer", func(p *Params) { p.RPTimer = engine.Picosecond }},
 		{"ewma_gain", func(p *Params) { p.EWMAGain = 0 }},
 		{"ewma_gain", func(p *Params) { p.EWMAGain = 1.5 }},
 		{"ewma_gain", func(p *Params) { p.EWMAGain = math.NaN() }},

@@ -200,6 +200,10 @@ func TestBadInput(t *testing.T) {
 		// long value was echoed whole in the error.
 		{"flow list /dev/zero", []string{"run", "--set", "workload.kind=flowlist", "--set", "workload.flowlist.file=/dev/zero"}, "/dev/zero:1: line longer than 1048576 bytes"},
 		{"1 MB compat value", []string{"run", "--set", "compat=" + strings.Repeat("x", 1<<20)}, "…(1048576 bytes)"},
+		{"100 KB unknown flag", []string{"run", "--" + strings.Repeat("x", 100_000)}, "…("},
+		{"100 KB scenario path", []string{"run", strings.Repeat("x", 100_000)}, "…("},
+		{"trace with an endless drain", []string{"run", "--set", "trace.interval=10us", "--set", "drain_limit=never"}, "trace.interval: 10us with drain_limit: never would sample for as long as the drain lasts"},
+		{"DCQCN timer of 1ps", []string{"run", "--set", "cc.dcqcn.rp_timer=1ps"}, "rp_timer: must be at least 100ns"},
 		// Issue 27, items 4-6: values of unbounded cost, or of no effect.
 		{"flowlet tables", []string{"run", "--set", "switch.routing.kind=adaptive", "--set", "switch.routing.flowlet_slots=16777216"}, "switch.routing.flowlet_slots: must be a power of two in [1, 2^20]"},
 		{"arn lifetime 1ps", []string{"run", "arn-afi", "--set", "switch.isolation={}", "--set", "switch.isolation.arn_entry_lifetime=1ps"}, "switch.isolation.arn_entry_lifetime: 1ps is below the minimum of 420480ps"},

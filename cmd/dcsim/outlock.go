@@ -28,8 +28,9 @@ func lockOut(stderr io.Writer, dir, part string) (*scenario.DirLock, error) {
 	}
 	l, err := scenario.LockDir(dir, part, pid)
 	var held *scenario.LockedError
+	var notFile *scenario.NotLockFileError
 	switch {
-	case errors.As(err, &held):
+	case errors.As(err, &held), errors.As(err, &notFile):
 		return nil, badInput(fmt.Errorf("--out: %w", err))
 	case errors.Is(err, scenario.ErrNoLocking):
 		fmt.Fprintf(stderr, "dcsim: warning: %v: running without a lock on --out, so nothing stops a second dcsim writing there at once\n", err)
