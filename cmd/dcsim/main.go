@@ -37,7 +37,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dcsim/dcsim/internal/textline"
 	"github.com/spf13/cobra"
@@ -91,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Values quoted in any error are clipped (a 1 MiB flow-list field),
 	// and so is the line: an unquoted echo (an unknown flag, a path) can be
 	// as long as what was typed.
-	fmt.Fprintln(stderr, "dcsim: "+clipLine(textline.ClipQuoted(err.Error())))
+	fmt.Fprintln(stderr, "dcsim: "+textline.ClipTo(textline.ClipQuoted(err.Error()), maxErrorLine))
 	var in inputError
 	if errors.As(err, &in) || isUsageError(err) {
 		return 2
@@ -183,16 +182,3 @@ func argsRange(lo, hi int) cobra.PositionalArgs {
 
 // maxErrorLine bounds the error line dcsim prints.
 const maxErrorLine = 900
-
-// clipLine cuts msg to maxErrorLine bytes, at a rune boundary, saying how
-// long it was.
-func clipLine(msg string) string {
-	if len(msg) <= maxErrorLine {
-		return msg
-	}
-	cut := maxErrorLine
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s…(%d bytes)", msg[:cut], len(msg))
-}

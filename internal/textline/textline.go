@@ -118,10 +118,19 @@ const MaxEcho = 100
 // "abc…(1048576 bytes)", so that a long value (a 1 MB --set, a 1 MiB line)
 // still gives a one-line message a terminal shows whole.
 func Clip(s string) string {
-	if len(s) <= MaxEcho || clipped.MatchString(s) {
+	if clipped.MatchString(s) {
 		return s
 	}
-	cut := MaxEcho
+	return ClipTo(s, MaxEcho)
+}
+
+// ClipTo is Clip with the limit n: s itself when it has at most n bytes,
+// else its first n bytes (at a character boundary) and the marker.
+func ClipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
