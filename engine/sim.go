@@ -24,6 +24,15 @@ type Sim struct {
 	stopped bool
 	seed    uint64
 	check   func(now Time)
+
+	// A thread of a World (world.go); all zero otherwise.
+	world     *World
+	thread    int32
+	windowEnd Time       // end (exclusive) of the window being run
+	out       [][]remote // events sent this window, by receiving thread
+	in        []remote   // scratch for deliveries
+	delivered uint64     // events delivered to this thread's units
+	stopReq   bool       // Stop was called in this window
 }
 
 // SetCheck installs a function run after every event when the binary is
@@ -57,7 +66,8 @@ func (s *Sim) At(at Time, h Handler, kind uint8) {
 // After schedules h.Fire(now+d, kind).
 func (s *Sim) After(d Time, h Handler, kind uint8) { s.At(s.now+d, h, kind) }
 
-// Stop makes Run return after the event being fired.
+// Stop makes Run return after the event being fired; in a World, at the
+// end of the window being run.
 func (s *Sim) Stop() { s.stopped = true }
 
 // NextEventTime is the time of the next pending event, or Never.
@@ -67,7 +77,11 @@ func (s *Sim) NextEventTime() Time { return s.q.Peek() }
 // next event is after until, or Stop is called. It returns true if it
 // stopped because the queue emptied. The clock ends at the last fired event
 // (or at until if events remain beyond it).
-func (s *Sim) Run(until Time) bool {
+func (s *Sim) Run(until Time) bool { return s.run(until, true) }
+
+// run is Run; with clock false it leaves the clock at the last event fired
+// when events remain beyond until (World.runWindow).
+func (s *Sim) run(until Time, clock bool) bool {
 	s.stopped = false
 	for {
 		e, ok := s.q.next(until)
@@ -75,7 +89,9 @@ func (s *Sim) Run(until Time) bool {
 			if s.q.Len() == 0 {
 				return true
 			}
-			s.now = until
+			if clock {
+				s.now = until
+			}
 			return false
 		}
 		s.now = e.at
@@ -85,6 +101,12 @@ func (s *Sim) Run(until Time) bool {
 			s.check(s.now)
 		}
 		if s.stopped {
+			if s.world != nil {
+				// A World stops at the end of the window, in every
+				// thread alike (World.Run).
+				s.stopped, s.stopReq = false, true
+				continue
+			}
 			return s.q.Len() == 0
 		}
 	}

@@ -1,0 +1,367 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// World is one simulation cut into units that run in parallel: the
+// conservative, windowed engine of docs/parallel.md. A unit is a part of
+// the model (a leaf switch with its hosts, a spine) whose handlers touch
+// only its own state; units interact only through Send, an event in
+// another unit at least the lookahead ahead. Units are fixed by the model,
+// not by the thread count: the threads each run a contiguous group of
+// units through one event queue (one *Sim), all in the same window
+// [t, t+lookahead), and at the window's end exchange the events sent
+// across units. Every unit sees the same events in the same order for any
+// number of threads (the argument is in docs/parallel.md, "Determinism"),
+// so a model whose units share no other state gives identical results
+// for every thread count; TestWorldSameForEveryThreadCount checks it.
+type World struct {
+	lookahead Time
+	sims      []*Sim  // one per thread; sims[i] runs units [first[i], first[i+1])
+	first     []int32 // first unit of each thread, and len(units) last
+	unitOf    []int32 // unit -> thread
+	until     Time    // end of the current Run
+	stopped   bool
+
+	work   []chan Time // per thread: a window's end (exclusive), or -1: deliver
+	done   chan struct{}
+	wg     sync.WaitGroup
+	panics []any // a worker's panic, re-raised by the coordinator
+
+	winEnd Time // end (exclusive) of the open window; 0 if none is open
+
+	stats  WorldStats
+	before []uint64 // events per thread at the window's start
+}
+
+// WorldStats describes a World's run so far, for the performance notes:
+// how much each window held and how the threads shared it.
+type WorldStats struct {
+	// Windows is the number of windows run (empty stretches of time are
+	// skipped, not run).
+	Windows uint64
+	// Events is the events fired, over all threads.
+	Events uint64
+	// CriticalEvents sums, over windows, the largest number of events one
+	// thread fired in the window: with every event costing the same, the
+	// run's length in events on as many cores as threads. Events /
+	// CriticalEvents is the speed-up the partition allows before barrier
+	// costs.
+	CriticalEvents uint64
+	// Sent is the events sent across units.
+	Sent uint64
+	// Wait is the wall time the first thread waited, after its own part
+	// of a window, for the other threads to finish theirs (imbalance),
+	// and Exchange the wall time of handing out windows and delivering
+	// the sent events (the barrier's own cost), summed over windows.
+	Wait, Exchange time.Duration
+}
+
+// remote is an event sent to another unit, held until its window ends.
+type remote struct {
+	at   Time
+	h    Handler
+	src  int32
+	dst  int32
+	kind uint8
+}
+
+// NewWorld makes a world of units units run by threads threads (at most
+// units), with the given lookahead (> 0), whose random streams derive from
+// seed. Units are split among threads in contiguous, nearly equal groups;
+// NewWorldSplit chooses the split.
+func NewWorld(seed uint64, units, threads int, lookahead Time) (*World, error) {
+	if threads < 1 {
+		return nil, fmt.Errorf("engine: %d threads, want at least 1", threads)
+	}
+	threads = min(threads, units)
+	first := make([]int32, threads+1)
+	for i := range first {
+		first[i] = int32(i * units / threads)
+	}
+	return NewWorldSplit(seed, first, lookahead)
+}
+
+// NewWorldSplit makes a world whose thread i runs units [first[i],
+// first[i+1]); first starts at 0 and increases strictly.
+func NewWorldSplit(seed uint64, first []int32, lookahead Time) (*World, error) {
+	if lookahead <= 0 {
+		return nil, fmt.Errorf("engine: lookahead %v, want > 0 (a zero-delay link between units cannot run in parallel)", lookahead)
+	}
+	if len(first) < 2 || first[0] != 0 {
+		return nil, fmt.Errorf("engine: unit split %v must start at 0 and name at least one thread", first)
+	}
+	w := &World{lookahead: lookahead, first: first, unitOf: make([]int32, first[len(first)-1]),
+		before: make([]uint64, len(first)-1), work: make([]chan Time, len(first)-1)}
+	for i := 1; i < len(first); i++ {
+		if first[i] <= first[i-1] {
+			return nil, fmt.Errorf("engine: unit split %v is not strictly increasing", first)
+		}
+		for u := first[i-1]; u < first[i]; u++ {
+			w.unitOf[u] = int32(i - 1)
+		}
+	}
+	threads := len(first) - 1
+	w.sims = make([]*Sim, threads)
+	for i := range w.sims {
+		w.sims[i] = &Sim{seed: seed, world: w, thread: int32(i), out: make([][]remote, threads)}
+	}
+	return w, nil
+}
+
+// Sim is the simulation that runs unit u: its handlers schedule their own
+// events with its At and send to other units with its Send.
+func (w *World) Sim(u int) *Sim { return w.sims[w.unitOf[u]] }
+
+// Units is the number of units.
+func (w *World) Units() int { return len(w.unitOf) }
+
+// Threads is the number of threads.
+func (w *World) Threads() int { return len(w.sims) }
+
+// Lookahead is the world's window length.
+func (w *World) Lookahead() Time { return w.lookahead }
+
+// Stats describes the run so far.
+func (w *World) Stats() WorldStats {
+	st := w.stats
+	st.Sent = w.Sent()
+	return st
+}
+
+// Events is the number of events fired so far, over all threads.
+func (w *World) Events() uint64 {
+	var n uint64
+	for _, s := range w.sims {
+		n += s.events
+	}
+	return n
+}
+
+// Now is the time every unit has reached: the end of the last window run
+// (or the last event, once the queues are empty).
+func (w *World) Now() Time { return w.sims[0].now }
+
+// Send schedules h.Fire(at, kind) in unit dst, from a handler of unit src
+// that runs on s. The event enters dst's queue when the current window
+// ends, after the events src sent before it and those of lower-numbered
+// units; at must be at least the window's end, which a link between units
+// whose delay is at least the lookahead guarantees. On a Sim that is not
+// part of a World, Send is At.
+func (s *Sim) Send(src, dst int32, at Time, h Handler, kind uint8) {
+	if s.world == nil {
+		s.At(at, h, kind)
+		return
+	}
+	if at < s.windowEnd {
+		panic(fmt.Sprintf("engine: unit %d sent an event at %v to unit %d inside the window ending %v: a delay between units is below the lookahead %v",
+			src, at, dst, s.windowEnd, s.world.lookahead))
+	}
+	t := s.world.unitOf[dst]
+	s.out[t] = append(s.out[t], remote{at: at, h: h, src: src, dst: dst, kind: kind})
+}
+
+// Run runs the world until every queue is empty (true), until no event
+// is due at or before until (false), or until a handler calls Stop (the
+// window it stopped in is finished by every unit, so that the stop point
+// does not depend on the thread count; false unless the queues are
+// empty). Threads beyond the first run on goroutines of their own for the
+// length of the call.
+func (w *World) Run(until Time) bool {
+	w.stopped = false
+	if len(w.sims) > 1 {
+		w.done = make(chan struct{}, len(w.sims)) // a worker never waits to report
+		w.panics = make([]any, len(w.sims))
+		for i := 1; i < len(w.sims); i++ {
+			w.work[i] = make(chan Time, 1)
+			w.wg.Add(1)
+			go w.worker(w.sims[i], w.work[i])
+		}
+		defer func() {
+			for _, c := range w.work[1:] {
+				close(c)
+			}
+			w.wg.Wait()
+		}()
+	}
+	for {
+		if w.winEnd == 0 {
+			// Open the next window where the earliest event is, so that
+			// windows (and with them the order in which sent events
+			// enter their queues) depend on the simulation only.
+			start := w.nextEvent()
+			if start == Never || w.stopped {
+				w.setClocks(w.latest())
+				return start == Never
+			}
+			if start > until {
+				w.setClocks(until)
+				return false
+			}
+			w.winEnd = SatAdd(start, w.lookahead)
+		}
+		// A window that until cuts is run in parts, over as many calls,
+		// with the exchange only at its end.
+		end := w.winEnd
+		if until < end-1 {
+			end = until + 1
+		}
+		w.runAll(end)
+		if end < w.winEnd {
+			w.setClocks(until)
+			return false
+		}
+		w.exchange()
+		w.winEnd = 0
+	}
+}
+
+// setClocks sets every thread's clock to t.
+func (w *World) setClocks(t Time) {
+	for _, s := range w.sims {
+		s.now = max(s.now, t)
+	}
+}
+
+// nextEvent is the earliest pending event over all threads: the next
+// window starts there, so that windows (and with them the order in which
+// sent events enter their queues) depend on the simulation only.
+func (w *World) nextEvent() Time {
+	t := Never
+	for _, s := range w.sims {
+		t = min(t, s.q.Peek())
+	}
+	return t
+}
+
+// latest is the latest clock of the threads.
+func (w *World) latest() Time {
+	var t Time
+	for _, s := range w.sims {
+		t = max(t, s.now)
+	}
+	return t
+}
+
+// runAll runs every thread over its events before end.
+func (w *World) runAll(end Time) {
+	for _, s := range w.sims {
+		s.windowEnd = w.winEnd
+	}
+	t0 := time.Now()
+	for _, c := range w.work[1:] {
+		c <- end
+	}
+	t1 := time.Now()
+	w.sims[0].runWindow(end)
+	t2 := time.Now()
+	w.await()
+	w.stats.Exchange += t1.Sub(t0)
+	w.stats.Wait += time.Since(t2)
+}
+
+// exchange ends a window: every thread has finished it, so what was sent
+// is delivered, each thread into its own queue (the first thread
+// delivers its own share while the others deliver theirs).
+func (w *World) exchange() {
+	t0 := time.Now()
+	for _, c := range w.work[1:] {
+		c <- -1
+	}
+	w.deliver(w.sims[0])
+	w.await()
+	w.stats.Exchange += time.Since(t0)
+	var most uint64
+	for i, s := range w.sims {
+		n := s.events - w.before[i]
+		w.before[i] = s.events
+		w.stats.Events += n
+		most = max(most, n)
+		if s.stopReq {
+			w.stopped = true
+			s.stopReq = false
+		}
+	}
+	w.stats.CriticalEvents += most
+	w.stats.Windows++
+}
+
+// worker runs one thread's windows and deliveries as the coordinator asks.
+func (w *World) worker(s *Sim, work chan Time) {
+	defer w.wg.Done()
+	for end := range work {
+		w.step(s, end)
+		w.done <- struct{}{}
+	}
+}
+
+// step is one task of a worker; a panic in it (a model error such as a
+// send inside the lookahead) is handed to the coordinator, which raises
+// it on the caller's goroutine once every thread has stopped.
+func (w *World) step(s *Sim, end Time) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.panics[s.thread] = p
+		}
+	}()
+	if end < 0 {
+		w.deliver(s)
+	} else {
+		s.runWindow(end)
+	}
+}
+
+// await waits for the workers to finish their task and raises the first
+// thread's panic, if any.
+func (w *World) await() {
+	for range len(w.sims) - 1 {
+		<-w.done
+	}
+	for _, p := range w.panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+}
+
+// runWindow fires s's events before end. The clock stays at the last
+// event fired: a World moves it to a Run's until only when the Run ends.
+func (s *Sim) runWindow(end Time) { s.run(end-1, false) }
+
+// deliver moves the events sent to s's units in the last window into its
+// queue, in the order of (sending unit, order sent): every thread's
+// outbox to s holds its units' sends in the order they were made, so a
+// stable sort by sending unit gives the same order whichever threads the
+// units ran on.
+func (w *World) deliver(s *Sim) {
+	in := s.in[:0]
+	for _, from := range w.sims {
+		in = append(in, from.out[s.thread]...)
+		clear(from.out[s.thread])
+		from.out[s.thread] = from.out[s.thread][:0]
+	}
+	slices.SortStableFunc(in, func(a, b remote) int { return int(a.src) - int(b.src) })
+	for i := range in {
+		s.q.Push(in[i].at, in[i].h, in[i].kind)
+	}
+	w.sims[s.thread].sentAdd(len(in))
+	clear(in)
+	s.in = in[:0]
+}
+
+// sentAdd counts events delivered to s's units; the counts are summed
+// into WorldStats.Sent after each window by the coordinator.
+func (s *Sim) sentAdd(n int) { s.delivered += uint64(n) }
+
+// Sent is the number of events delivered across units so far.
+func (w *World) Sent() uint64 {
+	var n uint64
+	for _, s := range w.sims {
+		n += s.delivered
+	}
+	return n
+}
