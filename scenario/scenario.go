@@ -26,6 +26,10 @@ type Scenario struct {
 	// each (a sub-map of a scheduler or algorithm that is not the chosen
 	// one, which is ignored). dcsim run, show and validate print them.
 	Warnings []string `yaml:"-"`
+
+	// cat is the catalog the scenario was made with, which names its
+	// plugins and workload kinds.
+	cat *Catalog
 }
 
 // Reference-compatibility profiles (Scenario.Compat).
@@ -303,8 +307,9 @@ type Trace struct {
 // Default returns the scenario in which every field has its default; its
 // Name is empty. The defaults are the default scenario of docs/design.md
 // "Command line".
-func Default() *Scenario {
+func (c *Catalog) Default() *Scenario {
 	s := &Scenario{
+		cat:        c,
 		Seed:       1,
 		Compat:     CompatNone,
 		Duration:   Duration(10 * engine.Millisecond),
@@ -359,8 +364,8 @@ func Default() *Scenario {
 			Metrics: append([]string(nil), traceMetrics...),
 		},
 	}
-	s.NIC.Params = mustPlugin(schedulers, s.NIC.Scheduler).Params(s.Topology.HostLink.R())
-	s.CC.Params = mustPlugin(algorithms, s.CC.Algorithm).Params(s.Topology.HostLink.R())
+	s.NIC.Params = mustPlugin(c.Schedulers, s.NIC.Scheduler).Params(s.Topology.HostLink.R())
+	s.CC.Params = mustPlugin(c.Algorithms, s.CC.Algorithm).Params(s.Topology.HostLink.R())
 	return s
 }
 

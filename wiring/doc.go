@@ -4,7 +4,7 @@
 // packages (engine, fabric, rnic, cc, sched, workloads), so that scenario
 // describes a run and wiring builds one.
 //
-//	s, err := scenario.Load("default", []string{"workload.load=0.8"})
+//	s, err := wiring.Catalog().Load("default", []string{"workload.load=0.8"})
 //	sim, err := wiring.Build(s)         // topology, fabric, NICs, generators
 //	res := sim.Run(wiring.Options{})    // arrivals until duration, then the drain
 //	err = res.WriteDir("out/my-run")    // flows, run, iterations, collectives, samples parquet
