@@ -27,6 +27,8 @@ type Catalog struct {
 	Schedulers []Plugin
 	Algorithms []Plugin
 	Workloads  []WorkloadKind
+	// Routers are the routing functions switch.routing.kind may name.
+	Routers []RouterKind
 	// Distributions are the built-in flow-size distributions a
 	// workload's distribution may name besides a CDF file, in name order.
 	Distributions []Distribution

@@ -32,6 +32,11 @@ type Scenario struct {
 	cat *Catalog
 }
 
+// Classes is the number of traffic classes (priorities) of a link, 0 to
+// Classes-1, class 0 the control traffic's; fabric.NumClasses, which
+// wiring's TestSchemaConstants checks.
+const Classes = 8
+
 // Reference-compatibility profiles (Scenario.Compat).
 const (
 	CompatNone    = "none"
@@ -119,23 +124,23 @@ var headroomRules = []string{HeadroomAuto, HeadroomSized, HeadroomReference}
 
 // Switch is the configuration shared by every switch.
 type Switch struct {
-	Buffer          Size       `yaml:"buffer"`
-	PFC             bool       `yaml:"pfc"`
-	PFCPauseExpiry  bool       `yaml:"pfc_pause_expiry"`
-	PFCPauseTime    Duration   `yaml:"pfc_pause_time"`
-	PFCReserve      Size       `yaml:"pfc_reserve"`
-	PFCResumeOffset Size       `yaml:"pfc_resume_offset"`
-	PFCHeadroom     string     `yaml:"pfc_headroom"`
-	PFCResponseTime Duration   `yaml:"pfc_response_time"`
-	Discipline      string     `yaml:"discipline"`
-	WRRWeights      [8]int     `yaml:"wrr_weights"`
-	LossyQueueLimit Size       `yaml:"lossy_queue_limit"`
-	ECN             ECN        `yaml:"ecn"`
-	INT             string     `yaml:"int"`
-	Routing         *Routing   `yaml:"routing,omitempty"`
-	Isolation       *Isolation `yaml:"isolation,omitempty"`
-	Queueing        *Queueing  `yaml:"queueing,omitempty"`
-	Credit          *Credit    `yaml:"credit,omitempty"`
+	Buffer          Size         `yaml:"buffer"`
+	PFC             bool         `yaml:"pfc"`
+	PFCPauseExpiry  bool         `yaml:"pfc_pause_expiry"`
+	PFCPauseTime    Duration     `yaml:"pfc_pause_time"`
+	PFCReserve      Size         `yaml:"pfc_reserve"`
+	PFCResumeOffset Size         `yaml:"pfc_resume_offset"`
+	PFCHeadroom     string       `yaml:"pfc_headroom"`
+	PFCResponseTime Duration     `yaml:"pfc_response_time"`
+	Discipline      string       `yaml:"discipline"`
+	WRRWeights      [Classes]int `yaml:"wrr_weights"`
+	LossyQueueLimit Size         `yaml:"lossy_queue_limit"`
+	ECN             ECN          `yaml:"ecn"`
+	INT             string       `yaml:"int"`
+	Routing         *Routing     `yaml:"routing,omitempty"`
+	Isolation       *Isolation   `yaml:"isolation,omitempty"`
+	Queueing        *Queueing    `yaml:"queueing,omitempty"`
+	Credit          *Credit      `yaml:"credit,omitempty"`
 }
 
 // ECN is RED marking at dequeue (docs/model.md §3.4). KMin and KMax are
@@ -335,7 +340,7 @@ func (c *Catalog) Default() *Scenario {
 			PFCResumeOffset: 3072,
 			PFCHeadroom:     HeadroomAuto,
 			Discipline:      DisciplineRR,
-			WRRWeights:      [8]int{1, 1, 1, 1, 1, 1, 1, 1},
+			WRRWeights:      [Classes]int{1, 1, 1, 1, 1, 1, 1, 1},
 			ECN: ECN{
 				Enabled:  true,
 				BaseRate: Rate(100 * engine.Gbps),

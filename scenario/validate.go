@@ -390,7 +390,7 @@ func (sw *Switch) validate() *FieldError {
 // default out and must read back.
 func (s *Scenario) validateRouting(given func(string) bool) *FieldError {
 	r := s.Switch.Routing
-	if fe := r.validate(s.NIC.SelectiveReceiver()); fe != nil || r == nil {
+	if fe := r.validate(s.cat, s.NIC.SelectiveReceiver()); fe != nil || r == nil {
 		return fe
 	}
 	const p = "switch.routing."
@@ -453,8 +453,11 @@ func (s *Scenario) validateIsolationCost() *FieldError {
 // routesAdaptively reports whether the switches choose among next hops by
 // something other than the flow hash: adaptive routing or spraying.
 func (s *Scenario) routesAdaptively() bool {
-	r := s.Switch.Routing
-	return r != nil && (r.Kind == RoutingAdaptive || r.Kind == RoutingSpray)
+	if r := s.Switch.Routing; r != nil {
+		k, _ := s.cat.Router(r.Kind)
+		return k.Diverts
+	}
+	return false
 }
 
 // SwitchTables is the memory of the tables each switch keeps for the
@@ -497,7 +500,7 @@ func (s *Scenario) validateNIC() *FieldError {
 	if fe := firstErr(
 		between(p+"mtu", n.MTU, 1, maxMTU),
 		atLeast(p+"qp_mapping", n.QPMapping.Pool, 0),
-		between(p+"data_class", n.DataClass, 1, 7),
+		between(p+"data_class", n.DataClass, 1, Classes-1),
 		oneOf(p+"ack_class", "ack class", n.ACKClass, ackClasses),
 		atLeast(p+"ack_interval", n.ACKInterval, 1),
 		nonNegativeTime(p+"nack_interval", n.NACKInterval, false),

@@ -205,10 +205,7 @@ func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, en
 	if spec.NeedsINT && !fcfg.INT {
 		return fcfg, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
 	}
-	fcfg.Router = rules.router(s).New(eng, topo)
-	if a, ok := fcfg.Router.(*fabric.Adaptive); ok {
-		a.FlowletGap, a.FlowletSlots = s.Switch.Routing.FlowletGap.T(), s.Switch.Routing.FlowletSlots
-	}
+	fcfg.Router = rules.router(s).New(eng, topo, s.Switch.Routing)
 	if r := s.Switch.PFCHeadroom; r == scenario.HeadroomSized || r == scenario.HeadroomAuto && !rules.has(ns3Headroom) {
 		fcfg.Headroom = fabric.HeadroomSized
 		if r == scenario.HeadroomAuto {

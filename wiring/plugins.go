@@ -177,36 +177,43 @@ func ccAlgorithm[P validator](name, doc string, defaults func(engine.Rate) P, sp
 }
 
 // Router is one routing function of the fabric: how a switch picks among
-// equal-cost next hops. The scenario has no field that names one (adding
-// such a field would change every run's scenario hash): switch.routing's
-// kind selects adaptive routing and spraying, and otherwise the ns-3
-// profile's ecmp rule selects the reference's hash (ns3Rules.router).
+// equal-cost next hops. switch.routing.kind names one; without
+// switch.routing (or with kind ecmp) the switches hash flows by ECMP,
+// with the reference model's hash under the ns-3 profile's ecmp rule
+// (ns3Rules.router). A new router is its fabric code and one line in
+// routers.
 type Router struct {
-	Name string
-	Doc  string
-	// New builds the router for a topology; eng gives named random streams.
-	New func(eng *engine.Sim, topo *fabric.Topology) fabric.Router
+	scenario.RouterKind
+	// New builds the router for a topology and the scenario's
+	// switch.routing; eng gives named random streams.
+	New func(eng *engine.Sim, topo *fabric.Topology, r *scenario.Routing) fabric.Router
 }
 
-// The fabric's routers. Adaptive and ECMP draw their tie-breaking salt
+// routers are the routing functions switch.routing.kind may name, in
+// listing order. Adaptive routing and ECMP draw their tie-breaking salt
 // from the "ecmp" stream; spraying draws every packet's next hop from the
 // "spray" stream.
-var (
-	ecmpRouter = Router{Name: "ecmp", Doc: "per-flow ECMP by a salted hash of the flow's five-tuple",
-		New: func(eng *engine.Sim, _ *fabric.Topology) fabric.Router {
+var routers = []Router{
+	{RouterKind: scenario.RouterKind{Name: scenario.RoutingECMP, Doc: "per-flow ECMP by a salted hash of the flow's five-tuple"},
+		New: func(eng *engine.Sim, _ *fabric.Topology, _ *scenario.Routing) fabric.Router {
 			return fabric.ECMP{Salt: eng.Rand("ecmp").Uint32()}
-		}}
-	ns3ECMPRouter = Router{Name: "ns3-ecmp", Doc: "the reference model's ECMP hash over its node ids (compat: hpcc-ns3)",
-		New: func(_ *engine.Sim, topo *fabric.Topology) fabric.Router { return fabric.NewNS3ECMP(topo) }}
-	adaptiveRouter = Router{Name: scenario.RoutingAdaptive, Doc: "per-flowlet adaptive routing by local egress occupancy",
-		New: func(eng *engine.Sim, _ *fabric.Topology) fabric.Router {
-			return &fabric.Adaptive{Salt: eng.Rand("ecmp").Uint32()}
-		}}
-	sprayRouter = Router{Name: scenario.RoutingSpray, Doc: "per-packet spraying over the equal-cost next hops",
-		New: func(eng *engine.Sim, _ *fabric.Topology) fabric.Router {
+		}},
+	{RouterKind: scenario.RouterKind{Name: scenario.RoutingAdaptive, Doc: "per-flowlet adaptive routing by local egress occupancy", Diverts: true},
+		New: func(eng *engine.Sim, _ *fabric.Topology, r *scenario.Routing) fabric.Router {
+			return &fabric.Adaptive{Salt: eng.Rand("ecmp").Uint32(), FlowletGap: r.FlowletGap.T(), FlowletSlots: r.FlowletSlots}
+		}},
+	{RouterKind: scenario.RouterKind{Name: scenario.RoutingSpray, Doc: "per-packet spraying over the equal-cost next hops", PerPacket: true, Diverts: true},
+		New: func(eng *engine.Sim, _ *fabric.Topology, _ *scenario.Routing) fabric.Router {
 			return fabric.Spray{Rand: eng.Rand("spray").Uint32}
-		}}
-)
+		}},
+}
+
+// ns3ECMPRouter is ECMP with the reference model's hash over its node ids
+// (the ns-3 profile's ecmp rule).
+var ns3ECMPRouter = Router{RouterKind: scenario.RouterKind{Name: "ns3-ecmp", Doc: "the reference model's ECMP hash over its node ids (compat: hpcc-ns3)"},
+	New: func(_ *engine.Sim, topo *fabric.Topology, _ *scenario.Routing) fabric.Router {
+		return fabric.NewNS3ECMP(topo)
+	}}
 
 // schedulerCounters are every scheduler's counters in s's catalog over
 // hosts, each implementation's once.
@@ -254,12 +261,13 @@ type Tables struct {
 	Schedulers []Scheduler
 	Algorithms []Algorithm
 	Workloads  []WorkloadKind
+	Routers    []Router
 }
 
 // Builtin are the built-in plugin tables, fresh copies.
 func Builtin() Tables {
 	return Tables{Schedulers: append([]Scheduler(nil), schedulers...), Algorithms: append([]Algorithm(nil), algorithms...),
-		Workloads: append([]WorkloadKind(nil), workloadKinds...)}
+		Workloads: append([]WorkloadKind(nil), workloadKinds...), Routers: append([]Router(nil), routers...)}
 }
 
 // Catalog is the schema of t's plugins for package scenario, each entry
@@ -275,6 +283,11 @@ func (t Tables) Catalog() *scenario.Catalog {
 		p := t.Algorithms[i].Plugin
 		p.Impl = &t.Algorithms[i]
 		cat.Algorithms = append(cat.Algorithms, p)
+	}
+	for i := range t.Routers {
+		k := t.Routers[i].RouterKind
+		k.Impl = &t.Routers[i]
+		cat.Routers = append(cat.Routers, k)
 	}
 	for i := range t.Workloads {
 		k := t.Workloads[i].WorkloadKind
@@ -347,18 +360,16 @@ func workloadKindOf(s *scenario.Scenario, w *scenario.Workload) *WorkloadKind {
 	return impl[WorkloadKind]("workload kind", w.Kind, k.Impl)
 }
 
-// routerFor is the scenario's router: switch.routing's when it names
-// adaptive routing or spraying, else ECMP, with the reference model's
-// hash when ns3Hash (the ns-3 profile's ecmp rule) and dcsim's salted one
-// when not.
-func routerFor(s *scenario.Scenario, ns3Hash bool) Router {
-	switch r := s.Switch.Routing; {
-	case r != nil && r.Kind == scenario.RoutingAdaptive:
-		return adaptiveRouter
-	case r != nil && r.Kind == scenario.RoutingSpray:
-		return sprayRouter
-	case ns3Hash:
-		return ns3ECMPRouter
+// routerFor is the scenario's router: switch.routing's when it names one
+// other than ECMP, else ECMP, with the reference model's hash when
+// ns3Hash (the ns-3 profile's ecmp rule) and dcsim's salted one when not.
+func routerFor(s *scenario.Scenario, ns3Hash bool) *Router {
+	if r := s.Switch.Routing; r != nil && r.Kind != scenario.RoutingECMP {
+		k, _ := s.Catalog().Router(r.Kind)
+		return impl[Router]("router", r.Kind, k.Impl)
 	}
-	return ecmpRouter
+	if ns3Hash {
+		return &ns3ECMPRouter
+	}
+	return &routers[0]
 }
