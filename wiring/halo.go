@@ -39,10 +39,10 @@ func (s *Sim) BatchRecords(runID string) []analysis.BatchRecord {
 	}
 	for _, l := range s.loops {
 		h, ok := l.(*HaloLoop)
-		if !ok || h.Exchange == nil {
+		if !ok || h.Exec == nil {
 			continue
 		}
-		for i, b := range h.Exchange.Batches {
+		for i, b := range h.Exec.Batches {
 			rows = append(rows, analysis.BatchRecord{RunID: runID, Batch: int64(i), Pair: int64(b.Pair),
 				SrcRank: int64(b.SrcRank), DstRank: int64(b.DstRank), Src: int64(b.Src), Dst: int64(b.Dst),
 				Particles: b.Particles, Bytes: b.Bytes, Writes: int64(b.Writes), HeadReads: int64(b.HeadReads),

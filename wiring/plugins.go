@@ -273,28 +273,22 @@ func Builtin() Tables {
 // Catalog is the schema of t's plugins for package scenario, each entry
 // pointing back to its descriptor here (Plugin.Impl), which Build uses.
 func (t Tables) Catalog() *scenario.Catalog {
-	cat := &scenario.Catalog{Distributions: distributions(), SimAIModels: simaiModels(), Costs: costs}
-	for i := range t.Schedulers {
-		p := t.Schedulers[i].Plugin
-		p.Impl = &t.Schedulers[i]
-		cat.Schedulers = append(cat.Schedulers, p)
+	return &scenario.Catalog{Distributions: distributions(), SimAIModels: simaiModels(), Costs: costs,
+		Schedulers: schemas(t.Schedulers, func(d *Scheduler) scenario.Plugin { p := d.Plugin; p.Impl = d; return p }),
+		Algorithms: schemas(t.Algorithms, func(d *Algorithm) scenario.Plugin { p := d.Plugin; p.Impl = d; return p }),
+		Routers:    schemas(t.Routers, func(d *Router) scenario.RouterKind { k := d.RouterKind; k.Impl = d; return k }),
+		Workloads:  schemas(t.Workloads, func(d *WorkloadKind) scenario.WorkloadKind { k := d.WorkloadKind; k.Impl = d; return k }),
 	}
-	for i := range t.Algorithms {
-		p := t.Algorithms[i].Plugin
-		p.Impl = &t.Algorithms[i]
-		cat.Algorithms = append(cat.Algorithms, p)
+}
+
+// schemas are the schema entries of descriptors ds, each made by entry
+// from a pointer into ds, which it keeps as the entry's Impl.
+func schemas[D, E any](ds []D, entry func(*D) E) []E {
+	out := make([]E, len(ds))
+	for i := range ds {
+		out[i] = entry(&ds[i])
 	}
-	for i := range t.Routers {
-		k := t.Routers[i].RouterKind
-		k.Impl = &t.Routers[i]
-		cat.Routers = append(cat.Routers, k)
-	}
-	for i := range t.Workloads {
-		k := t.Workloads[i].WorkloadKind
-		k.Impl = &t.Workloads[i]
-		cat.Workloads = append(cat.Workloads, k)
-	}
-	return cat
+	return out
 }
 
 var builtinCatalog = Builtin().Catalog()

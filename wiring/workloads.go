@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/rnic"
 	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/workloads/cloud"
 	"github.com/dcsim/dcsim/workloads/halo"
@@ -423,47 +424,74 @@ func newHotSpot(w *scenario.Workload, env WorkloadEnv) (cloud.Generator, error) 
 		Name: "hotspot"}, env.Rand)
 }
 
-// HaloLoop is a built halo workload; Exchange is nil until it starts.
-type HaloLoop struct {
-	Config   halo.Config
-	Exchange *halo.Exchange
+// ClosedLoop is a workload that posts its own work requests as earlier
+// ones complete (halo, mpitrace): its executor X is made from Config on
+// the cluster when it starts, and is the zero X until then.
+type ClosedLoop[C any, X interface {
+	Start()
+	Check() error
+}] struct {
+	Config C
+	Exec   X
+	// name prefixes its errors; make builds the executor, done says
+	// whether its work is done, count adds its counters.
+	name    string
+	make    func(*rnic.Cluster, C) (X, error)
+	done    func(X) bool
+	count   func(X, map[string]int64)
+	started bool
 }
 
 // Start implements Workload.
-func (h *HaloLoop) Start(s *Sim) error {
-	c := s.Cluster
-	if c.Cfg.Mapping.PerFlow || c.Cfg.Mapping.Pool != 1 {
-		return fmt.Errorf("halo: needs one QP per host pair (nic.qp_mapping: per-pair), so that a batch's WRITEs and FETCH_ADD share a QP")
-	}
-	x, err := halo.New(c, h.Config)
+func (l *ClosedLoop[C, X]) Start(s *Sim) error {
+	x, err := l.make(s.Cluster, l.Config)
 	if err != nil {
-		return fmt.Errorf("halo: %v", err)
+		return fmt.Errorf("%s: %v", l.name, err)
 	}
-	h.Exchange = x
+	l.Exec, l.started = x, true
 	x.Start()
 	return nil
 }
 
 // Done implements Workload.
-func (h *HaloLoop) Done() bool { return h.Exchange == nil || h.Exchange.Done() }
+func (l *ClosedLoop[C, X]) Done() bool { return !l.started || l.done(l.Exec) }
 
 // Check implements Workload.
-func (h *HaloLoop) Check() error {
-	if h.Exchange == nil {
+func (l *ClosedLoop[C, X]) Check() error {
+	if !l.started {
 		return nil
 	}
-	return h.Exchange.Check()
+	return l.Exec.Check()
 }
 
-// Counters implements Workload: halo.batches, halo.violations,
-// halo.stale_particles, halo.particles_sent, halo.particles_received,
-// halo.reads, halo.writes, halo.atomics, halo.sends and their sum
-// halo.ops (operations per particle = ops / particles_sent).
-func (h *HaloLoop) Counters(into map[string]int64) {
-	if h.Exchange == nil {
-		return
+// Counters implements Workload.
+func (l *ClosedLoop[C, X]) Counters(into map[string]int64) {
+	if l.started {
+		l.count(l.Exec, into)
 	}
-	k := h.Exchange.Counters
+}
+
+// HaloLoop is a built halo workload; MPITraceLoop a built mpitrace one.
+type (
+	HaloLoop     = ClosedLoop[halo.Config, *halo.Exchange]
+	MPITraceLoop = ClosedLoop[mpitrace.Config, *mpitrace.Exec]
+)
+
+// newHaloExchange makes the exchange; a batch's WRITEs and FETCH_ADD must
+// share a QP.
+func newHaloExchange(c *rnic.Cluster, cfg halo.Config) (*halo.Exchange, error) {
+	if c.Cfg.Mapping.PerFlow || c.Cfg.Mapping.Pool != 1 {
+		return nil, fmt.Errorf("needs one QP per host pair (nic.qp_mapping: per-pair), so that a batch's WRITEs and FETCH_ADD share a QP")
+	}
+	return halo.New(c, cfg)
+}
+
+// haloCounters are halo.batches, halo.violations, halo.stale_particles,
+// halo.particles_sent, halo.particles_received, halo.reads, halo.writes,
+// halo.atomics, halo.sends and their sum halo.ops (operations per
+// particle = ops / particles_sent).
+func haloCounters(x *halo.Exchange, into map[string]int64) {
+	k := x.Counters
 	for name, v := range map[string]int64{"batches": k.Batches, "violations": k.Violations, "stale_particles": k.Stale,
 		"particles_sent": k.Sent, "particles_received": k.Received, "reads": k.Reads, "writes": k.Writes,
 		"atomics": k.Atomics, "sends": k.Sends, "ops": k.Ops()} {
@@ -481,7 +509,7 @@ func newHalo(w *scenario.Workload, env WorkloadEnv) (Workload, error) {
 	if g.Ranks() > len(hostIDs) {
 		return nil, fmt.Errorf("halo.x: a %dx%dx%d grid needs %d hosts, workload.hosts has %d", p.X, p.Y, p.Z, g.Ranks(), len(hostIDs))
 	}
-	return &HaloLoop{Config: halo.Config{Grid: g, Hosts: hostIDs[:g.Ranks()], ParticleBytes: int64(p.ParticleBytes),
+	return &HaloLoop{name: "halo", make: newHaloExchange, done: (*halo.Exchange).Done, count: haloCounters, Config: halo.Config{Grid: g, Hosts: hostIDs[:g.Ranks()], ParticleBytes: int64(p.ParticleBytes),
 		RingCapacity: p.RingCapacity, Batch: p.Batch, Particles: p.Particles, Start: engine.Time(p.Start),
 		PollInterval: engine.Time(p.PollInterval), TwoSided: p.TwoSided,
 		Memory: halo.Memory{DMADelay: engine.Time(p.DMADelay), Relaxed: p.RelaxedOrdering, RelaxedMax: engine.Time(p.RelaxedMax)},
@@ -498,43 +526,10 @@ func MPITraceProgram(p *scenario.MPITraceParams) (*mpitrace.Program, error) {
 		Compute: mpitrace.UpdateTime(p.P, p.Q, p.N, p.NB, p.MemoryRate.R())})
 }
 
-// MPITraceLoop is a built mpitrace workload; Exec is nil until it starts.
-type MPITraceLoop struct {
-	Config mpitrace.Config
-	Exec   *mpitrace.Exec
-}
-
-// Start implements Workload.
-func (l *MPITraceLoop) Start(s *Sim) error {
-	c := s.Cluster
-	x, err := mpitrace.New(c, l.Config)
-	if err != nil {
-		return fmt.Errorf("mpitrace: %v", err)
-	}
-	l.Exec = x
-	x.Start()
-	return nil
-}
-
-// Done implements Workload.
-func (l *MPITraceLoop) Done() bool { return l.Exec == nil || l.Exec.Finished() }
-
-// Check implements Workload.
-func (l *MPITraceLoop) Check() error {
-	if l.Exec == nil {
-		return nil
-	}
-	return l.Exec.Check()
-}
-
-// Counters implements Workload: mpitrace.exec_ns (from start to the
-// last rank's end, -1 if the run ended first), mpitrace.messages,
-// mpitrace.bytes (posted) and mpitrace.done (messages completed).
-func (l *MPITraceLoop) Counters(into map[string]int64) {
-	if l.Exec == nil {
-		return
-	}
-	x := l.Exec
+// mpitraceCounters are mpitrace.exec_ns (from start to the last rank's
+// end, -1 if the run ended first), mpitrace.messages, mpitrace.bytes
+// (posted) and mpitrace.done (messages completed).
+func mpitraceCounters(x *mpitrace.Exec, into map[string]int64) {
 	exec := int64(-1)
 	if t := x.ExecTime(); t >= 0 {
 		exec = t.Nanoseconds()
@@ -567,5 +562,5 @@ func newMPITrace(w *scenario.Workload, env WorkloadEnv) (Workload, error) {
 			}
 		}
 	}
-	return &MPITraceLoop{Config: mpitrace.Config{Program: prog, Hosts: hostIDs[:prog.Ranks()], Start: engine.Time(p.Start)}}, nil
+	return &MPITraceLoop{name: "mpitrace", make: mpitrace.New, done: (*mpitrace.Exec).Finished, count: mpitraceCounters, Config: mpitrace.Config{Program: prog, Hosts: hostIDs[:prog.Ranks()], Start: engine.Time(p.Start)}}, nil
 }
