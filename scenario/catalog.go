@@ -175,9 +175,9 @@ func (s *Scenario) Catalog() *Catalog { return s.cat }
 // SetScheduler selects the RNIC scheduler called name, with its default
 // parameters for the scenario's host link rate.
 func (s *Scenario) SetScheduler(name string) error {
-	p, ok := s.cat.Scheduler(name)
+	p, ok := s.catalog().Scheduler(name)
 	if !ok {
-		return fmt.Errorf("nic.scheduler: unknown scheduler %q (valid: %s)", name, pluginNames(s.cat.Schedulers))
+		return fmt.Errorf("nic.scheduler: unknown scheduler %q (valid: %s)", name, pluginNames(s.catalog().Schedulers))
 	}
 	s.NIC.Scheduler, s.NIC.Params = name, p.Params(s.Topology.HostLink.R())
 	return nil
@@ -186,9 +186,9 @@ func (s *Scenario) SetScheduler(name string) error {
 // SetAlgorithm selects the congestion-control algorithm called name, with
 // its default parameters for the scenario's host link rate.
 func (s *Scenario) SetAlgorithm(name string) error {
-	p, ok := s.cat.Algorithm(name)
+	p, ok := s.catalog().Algorithm(name)
 	if !ok {
-		return fmt.Errorf("cc.algorithm: unknown algorithm %q (valid: %s)", name, pluginNames(s.cat.Algorithms))
+		return fmt.Errorf("cc.algorithm: unknown algorithm %q (valid: %s)", name, pluginNames(s.catalog().Algorithms))
 	}
 	s.CC.Algorithm, s.CC.Params = name, p.Params(s.Topology.HostLink.R())
 	return nil

@@ -177,3 +177,16 @@ func TestPluginNames(t *testing.T) {
 		}
 	}
 }
+
+// A Scenario made without a catalog (a Go literal) is refused by
+// Validate, and printing or selecting a plugin on it does not panic.
+func TestNoCatalog(t *testing.T) {
+	s := &Scenario{}
+	if err := s.Validate(); err != errNoCatalog {
+		t.Errorf("Validate: got %v, want %v", err, errNoCatalog)
+	}
+	if err := s.SetScheduler("fair"); err == nil {
+		t.Errorf("SetScheduler without a catalog: got no error")
+	}
+	_ = s.YAML()
+}
