@@ -24,6 +24,7 @@ import (
 
 type decoder struct {
 	file string
+	cat  *Catalog
 	// origin maps nodes made by --set to the argument that made them.
 	origin  map[*yaml.Node]string
 	budget  int
@@ -45,17 +46,17 @@ type pendingParams struct {
 
 // pluginHolder is a section with plugin sub-maps: NIC and CC.
 type pluginHolder interface {
-	pluginTable() (table []Plugin, what string)
+	pluginTable(c *Catalog) (table []Plugin, what string)
 	active() string
 	setParams(any)
 }
 
-func (*NIC) pluginTable() ([]Plugin, string) { return schedulers, "scheduler" }
-func (n *NIC) active() string                { return n.Scheduler }
-func (n *NIC) setParams(p any)               { n.Params = p }
-func (*CC) pluginTable() ([]Plugin, string)  { return algorithms, "algorithm" }
-func (c *CC) active() string                 { return c.Algorithm }
-func (c *CC) setParams(p any)                { c.Params = p }
+func (*NIC) pluginTable(c *Catalog) ([]Plugin, string) { return c.Schedulers, "scheduler" }
+func (n *NIC) active() string                          { return n.Scheduler }
+func (n *NIC) setParams(p any)                         { n.Params = p }
+func (*CC) pluginTable(c *Catalog) ([]Plugin, string)  { return c.Algorithms, "algorithm" }
+func (c *CC) active() string                           { return c.Algorithm }
+func (c *CC) setParams(p any)                          { c.Params = p }
 
 // defaulter is a type that the decoder defaults before decoding into a
 // new value of it (a list element or a sub-map behind a pointer).
@@ -67,8 +68,8 @@ var (
 	rateType        = reflect.TypeFor[engine.Rate]()
 )
 
-func newDecoder(file string) *decoder {
-	return &decoder{file: file, origin: make(map[*yaml.Node]string), budget: maxNodes,
+func newDecoder(file string, cat *Catalog) *decoder {
+	return &decoder{file: file, cat: cat, origin: make(map[*yaml.Node]string), budget: maxNodes,
 		workloadSubs: map[*Workload][]workloadSub{}}
 }
 
@@ -232,7 +233,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 			continue
 		}
 		if w, ok := v.Addr().Interface().(*Workload); ok {
-			if k, found := LookupWorkloadKind(name); found && k.Params != nil {
+			if k, found := d.cat.WorkloadKind(name); found && k.Params != nil {
 				if nullValue(val) {
 					continue // null means absent, as for any field
 				}
@@ -246,7 +247,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 			}
 		}
 		if holder != nil {
-			table, _ := holder.pluginTable()
+			table, _ := holder.pluginTable(d.cat)
 			if p, ok := lookup(table, name); ok {
 				d.pending = append(d.pending, pendingParams{holder: holder, plugin: p, path: fp, node: val})
 				continue
@@ -256,21 +257,21 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 			return d.errAt(k, fp, "unknown field %q: %s takes no parameters", name, path)
 		}
 		if _, ok := v.Addr().Interface().(*Workload); ok {
-			return d.errAt(k, fp, "unknown field %q (valid: %s, %s)", name, validFields(fields, nil), strings.Join(workloadSubNames(), ", "))
+			return d.errAt(k, fp, "unknown field %q (valid: %s, %s)", name, d.validFields(fields, nil), strings.Join(d.cat.workloadSubNames(), ", "))
 		}
-		return d.errAt(k, fp, "unknown field %q (valid: %s)", name, validFields(fields, holder))
+		return d.errAt(k, fp, "unknown field %q (valid: %s)", name, d.validFields(fields, holder))
 	}
 	return nil
 }
 
-func validFields(fields []fieldInfo, holder pluginHolder) string {
+func (d *decoder) validFields(fields []fieldInfo, holder pluginHolder) string {
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = f.name
 	}
 	s := strings.Join(names, ", ")
 	if holder != nil {
-		table, what := holder.pluginTable()
+		table, what := holder.pluginTable(d.cat)
 		s += fmt.Sprintf("; or a %s's name for its parameters: %s", what, pluginNames(table))
 	}
 	return s
@@ -333,7 +334,7 @@ func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) error
 func (d *decoder) resolvePlugins(s *Scenario) error {
 	rate := s.Topology.HostLink.R()
 	for _, h := range []pluginHolder{&s.NIC, &s.CC} {
-		table, _ := h.pluginTable()
+		table, _ := h.pluginTable(d.cat)
 		active, known := lookup(table, h.active())
 		if !known || rate <= 0 {
 			h.setParams(nil) // Validate reports the name or the rate
@@ -351,7 +352,7 @@ func (d *decoder) resolvePlugins(s *Scenario) error {
 			if p.plugin.Name == active.Name {
 				params = pp
 			} else {
-				_, what := h.pluginTable()
+				_, what := h.pluginTable(d.cat)
 				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: ignored: the %s is %s, not %s", p.path, what, active.Name, p.plugin.Name))
 			}
 		}

@@ -4,11 +4,39 @@
 //
 // # Reading, checking, printing
 //
-//	s, err := scenario.Load("default", []string{"workload.load=0.8"})
-//	s, err := scenario.Parse("my.yaml", data, sets)
-//	err = s.Validate()   // Parse already did; for scenarios built in Go
+//	cat := wiring.Catalog()   // the plugins this program links in
+//	s, err := cat.Load("default", []string{"workload.load=0.8"})
+//	s, err := cat.Parse("my.yaml", data, sets)
+//	err = s.Validate()   // Parse already did; for scenarios changed in Go
 //	yaml := s.YAML()     // every field spelled out; Parse(yaml) == s
 //	dir := s.Hash()      // 16 hex digits of SHA-256(YAML()), for sweeps
+//
+// # The schema alone
+//
+// The package is the schema and nothing else: it imports engine (for
+// units) and internal/textline, no simulation package (internal/lint's
+// TestScenarioIsSchema), so a tool that only reads, checks and writes
+// scenarios can import it. What it needs to know of the plugins a
+// program links in comes in a Catalog (catalog.go): the schedulers,
+// congestion-control algorithms, routers and workload kinds a scenario
+// may name, each with its name, doc line, parameter struct with defaults
+// and its check, and the few figures of the simulator that validation
+// bounds against (the built-in distributions and SimAI models, fabric's
+// memory costs). The composition root, package wiring, makes it
+// (wiring.Catalog) from its plugin tables, where each entry also holds
+// the constructor and counters (Impl, opaque here).
+//
+// The catalog is handed over explicitly, not registered by init side
+// effects: Catalog.Parse, Load and Default take it as their receiver and
+// keep it in the Scenario they return, so Validate, YAML and Hash use the
+// catalog the scenario was read with, and a test with a plugin of its own
+// makes a catalog with one entry more instead of changing a global table.
+// Explicit parameters through Validate and YAML as well were the
+// alternative; keeping the catalog in the Scenario leaves every caller of
+// those unchanged, and a Scenario is only ever made by a catalog. A
+// Scenario made without one (a Go literal) fails Validate with an error,
+// not a panic. wiring.Catalog returns the same value on every call, so
+// scenarios parsed apart compare equal.
 //
 // Every field has a default that applies when the field is absent (or
 // null); an explicit 0 or false is honoured. Unknown fields are errors.
@@ -97,8 +125,8 @@
 // at most 2^20 hosts in all), so that changing the kind never exposes a
 // bad value. A file topology sets its own rates and delays per link.
 // A topology must also be buildable: no switch with more than 65,535
-// ports, and at most MaxBuildBytes (8 GiB) of network state by
-// fabric.EstimateFootprint (ports, route tables, hosts). Spine-leaf and
+// ports, and at most MaxBuildBytes (8 GiB) of network state by the
+// catalog's Costs (fabric.EstimateFootprint: ports, route tables, hosts). Spine-leaf and
 // fat-tree route by up/down tables that grow with the ports, so every
 // fat-tree topology.k allows fits (k = 160, 1,024,000 hosts, about 7.5
 // GiB); a spine-leaf of 1024 leaves of 1000 hosts with 4096 spines needs
@@ -386,21 +414,21 @@
 // # Plug-ins
 //
 // Schedulers and congestion-control algorithms are selected by name from
-// two tables in registry.go (no init side effects). Each entry is a Plugin
-// and carries all the scenario needs of the implementation: a name, a line
-// of documentation, a function that returns its parameter struct filled
-// with defaults for a line rate, an optional check, its constructor
-// (NewScheduler for a scheduler, Spec for an algorithm) and, for a
-// scheduler, its run.parquet counters. Adding an implementation is one
-// entry in the table plus its own package; TestTestOnlySchedulerRuns
-// registers a scheduler that exists only in the test and runs it end to
-// end. SRPT's and PIAS's "thresholds: [] = from the workload" rule is
-// written once (sizePlugin). The fabric's routers are a third table
-// (routers), selected by the compat profile: ecmp, and the reference
-// model's hash under compat: hpcc-ns3. switch.routing, when present,
-// overrides it: kind adaptive is fabric.Adaptive per flowlet (flowlet_gap,
-// default 5 us; flowlet_slots, default 4096); absent, nothing prints and
-// every scenario keeps the hash it had before the field existed.
+// the catalog's Schedulers and Algorithms. Each entry is a Plugin: a
+// name, a line of documentation, a function that returns its parameter
+// struct filled with defaults for a line rate, an optional check, and for
+// an algorithm the switch ECN marking its reference runs use. Its
+// constructor and counters are wiring's (plugins.go). Adding an
+// implementation is its own package plus one line in wiring's table;
+// TestTestOnlySchedulerRuns and TestTestOnlyAlgorithmRuns (package wiring)
+// add one that exists only in the test and run it end to end. The
+// routers are the catalog's Routers (RouterKind: name, doc, whether it
+// reorders a QP's packets and whether it diverts them from the flow
+// hash), named by switch.routing.kind: ecmp, adaptive (per flowlet,
+// flowlet_gap default 5 us, flowlet_slots default 4096) and spray. Without
+// switch.routing the switches hash flows by ECMP, with the reference
+// model's hash under compat: hpcc-ns3; nothing prints and every scenario
+// keeps the hash it had before the field existed.
 // switch.isolation (congestion detection, ARNs, the AFC; package
 // fabric/isolation), switch.queueing (the DBBM, vFtree and Flow2SL
 // class maps) and switch.credit (credit-based links instead of PFC,
@@ -430,16 +458,20 @@
 //     arn-afi): roots refresh every lifetime/2, and faster refreshes only
 //     add frames (1 ps looped at one instant).
 //
-// Workload kinds are the fourth table (workloadKinds in workloads.go):
-// each WorkloadKind carries its name, doc line, a parameter struct with its
-// defaults (the workload.<kind> sub-map; none for cloud), its check, its
-// constructor (NewFlows for a flow generator, NewTraining for a training
-// run), its run.parquet label and counters. Workload.Params holds the
-// kind's parameter struct; the decoder keeps a sub-map given for another
-// kind until Validate reports it, with the same messages as when the
-// sub-maps were fields. Adding a kind is one entry there plus its own
-// package; TestTestOnlyWorkloadRuns (package wiring) registers a kind that
-// exists only in the test and runs it end to end.
+// Workload kinds are the catalog's Workloads: each WorkloadKind carries
+// its name, doc line, a parameter struct with its defaults (the
+// workload.<kind> sub-map; none for cloud), its check, whether it is a
+// training run and its run.parquet label. The built-in kinds' schemas are
+// the *Kind values of workloads.go (their parameter types are this
+// package's); wiring's workloadKinds pairs each with its constructor,
+// which returns one wiring.Workload (Start, Done, Check, Counters)
+// whatever the kind. Workload.Params holds the kind's parameter struct;
+// the decoder keeps a sub-map given for another kind until Validate
+// reports it, with the same messages as when the sub-maps were fields. A
+// kind of its own package (parameters, check, generator) is that package
+// plus one line in wiring's table; TestTestOnlyWorkloadRuns (package
+// wiring) adds a kind that exists only in the test and runs it end to
+// end.
 //
 // # Paths to files
 //

@@ -22,10 +22,10 @@ var marshalerType = reflect.TypeFor[yaml.Marshaler]()
 func (s *Scenario) YAML() []byte {
 	root, err := encodeValue(reflect.ValueOf(s).Elem())
 	if err == nil {
-		err = appendParams(root, "nic", schedulers, s.NIC.Scheduler, s.NIC.Params, s.Topology.HostLink.R())
+		err = appendParams(root, "nic", s.catalog().Schedulers, s.NIC.Scheduler, s.NIC.Params, s.Topology.HostLink.R())
 	}
 	if err == nil {
-		err = appendParams(root, "cc", algorithms, s.CC.Algorithm, s.CC.Params, s.Topology.HostLink.R())
+		err = appendParams(root, "cc", s.catalog().Algorithms, s.CC.Algorithm, s.CC.Params, s.Topology.HostLink.R())
 	}
 	if err == nil {
 		err = appendWorkloadParams(root, s)
@@ -85,7 +85,7 @@ func appendParams(root *yaml.Node, section string, table []Plugin, name string, 
 // workload's own fields.
 func appendWorkloadParams(root *yaml.Node, s *Scenario) error {
 	add := func(n *yaml.Node, w *Workload) error {
-		p := w.params()
+		p := s.catalog().params(w)
 		if p == nil {
 			return nil
 		}

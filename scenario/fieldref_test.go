@@ -37,13 +37,13 @@ func fieldVariants() [][]string {
 		{"switch.credit={}"},
 		{"nic.receiver=selective", "nic.fence=implicit", "nic.sack={}"},
 	}
-	for _, p := range Schedulers() {
+	for _, p := range testCat.Schedulers {
 		v = append(v, []string{"nic.scheduler=" + p.Name})
 	}
-	for _, p := range Algorithms() {
+	for _, p := range testCat.Algorithms {
 		v = append(v, []string{"cc.algorithm=" + p.Name})
 	}
-	for _, k := range WorkloadKinds() {
+	for _, k := range testCat.Workloads {
 		set := []string{"workload.kind=" + k.Name}
 		switch k.Name {
 		case Flowlist:
@@ -82,7 +82,7 @@ func TestFieldReference(t *testing.T) {
 	fields := map[string]printedField{} // by documented path
 	var order []string
 	for _, set := range fieldVariants() {
-		s, err := Parse("fieldref.yaml", []byte("{}\n"), set)
+		s, err := testCat.Parse("fieldref.yaml", []byte("{}\n"), set)
 		if err != nil {
 			t.Fatalf("--set %v: %v", set, err)
 		}

@@ -3,8 +3,6 @@ package scenario
 import (
 	"strings"
 	"testing"
-
-	"github.com/dcsim/dcsim/fabric"
 )
 
 // Topologies the builder cannot build within MaxBuildBytes, or at all,
@@ -24,20 +22,20 @@ func TestTopologyFootprint(t *testing.T) {
 		if strings.Contains(tc.set, "per_leaf") {
 			sets = []string{"topology.leaves=1024", "topology.spines=4096", tc.set}
 		}
-		_, err := Load("default", sets)
+		_, err := testCat.Load("default", sets)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: got %v, want %s", tc.set, err, tc.want)
 		}
 	}
 	for _, ok := range []string{"topology.k=160", "topology.k=96", "topology.k=64"} {
-		if _, err := Load("default", []string{"topology.kind=fat-tree", ok}); err != nil {
+		if _, err := testCat.Load("default", []string{"topology.kind=fat-tree", ok}); err != nil {
 			t.Errorf("%s: got %v, want it accepted", ok, err)
 		}
 	}
 	k := int64(64)
 	tp := Topology{Kind: FatTree, K: int(k)}
-	hosts, switches, links, routes, _, _ := tp.shape()
-	f := fabric.EstimateFootprint(hosts, switches, links, routes)
+	hosts, switches, links, routes, _, _ := tp.shape(&testCat.Costs)
+	f := testCat.Costs.Footprint(hosts, switches, links, routes)
 	if got := float64(f.Total()) / (1 << 20); got < 430 || got > 530 {
 		t.Errorf("k=64 estimate: got %.0f MiB, want within 10%% of the measured 477 MiB of heap", got)
 	}

@@ -1,12 +1,6 @@
 package scenario
 
-import (
-	"fmt"
-
-	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/rnic"
-	"github.com/dcsim/dcsim/workloads/halo"
-)
+import "github.com/dcsim/dcsim/engine"
 
 // Halo is the workload kind of the one-sided ring-buffer halo exchange.
 const Halo = "halo"
@@ -102,81 +96,4 @@ func (p *HaloParams) validate(at WorkloadCheck) *FieldError {
 		return fieldErr(prefix+"x", "a %dx%dx%d grid needs %d hosts, workload.hosts has %d", p.X, p.Y, p.Z, ranks, len(at.Hosts))
 	}
 	return nil
-}
-
-// ClosedLoop is a built workload that posts its own work requests as
-// earlier ones complete, on the cluster it is started on.
-type ClosedLoop interface {
-	Start(c *rnic.Cluster) error
-	// Done reports whether all its work is done.
-	Done() bool
-	// Check reports a broken invariant, and once Done, whether the work
-	// adds up.
-	Check() error
-	// Counters adds its counters to run.parquet's map.
-	Counters(into map[string]int64)
-}
-
-// HaloLoop is a built halo workload; Exchange is nil until it starts.
-type HaloLoop struct {
-	Config   halo.Config
-	Exchange *halo.Exchange
-}
-
-// Start implements ClosedLoop.
-func (h *HaloLoop) Start(c *rnic.Cluster) error {
-	if c.Cfg.Mapping.PerFlow || c.Cfg.Mapping.Pool != 1 {
-		return fmt.Errorf("halo: needs one QP per host pair (nic.qp_mapping: per-pair), so that a batch's WRITEs and FETCH_ADD share a QP")
-	}
-	x, err := halo.New(c, h.Config)
-	if err != nil {
-		return fmt.Errorf("halo: %v", err)
-	}
-	h.Exchange = x
-	x.Start()
-	return nil
-}
-
-// Done implements ClosedLoop.
-func (h *HaloLoop) Done() bool { return h.Exchange == nil || h.Exchange.Done() }
-
-// Check implements ClosedLoop.
-func (h *HaloLoop) Check() error {
-	if h.Exchange == nil {
-		return nil
-	}
-	return h.Exchange.Check()
-}
-
-// Counters implements ClosedLoop: halo.batches, halo.violations,
-// halo.stale_particles, halo.particles_sent, halo.particles_received,
-// halo.reads, halo.writes, halo.atomics, halo.sends and their sum
-// halo.ops (operations per particle = ops / particles_sent).
-func (h *HaloLoop) Counters(into map[string]int64) {
-	if h.Exchange == nil {
-		return
-	}
-	k := h.Exchange.Counters
-	for name, v := range map[string]int64{"batches": k.Batches, "violations": k.Violations, "stale_particles": k.Stale,
-		"particles_sent": k.Sent, "particles_received": k.Received, "reads": k.Reads, "writes": k.Writes,
-		"atomics": k.Atomics, "sends": k.Sends, "ops": k.Ops()} {
-		into["halo."+name] = v
-	}
-}
-
-func newHalo(w *Workload, env WorkloadEnv) (ClosedLoop, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
-	p := w.Params.(*HaloParams)
-	g := halo.Grid{X: p.X, Y: p.Y, Z: p.Z, Periodic: p.Periodic}
-	if g.Ranks() > len(hostIDs) {
-		return nil, fmt.Errorf("halo.x: a %dx%dx%d grid needs %d hosts, workload.hosts has %d", p.X, p.Y, p.Z, g.Ranks(), len(hostIDs))
-	}
-	return &HaloLoop{Config: halo.Config{Grid: g, Hosts: hostIDs[:g.Ranks()], ParticleBytes: int64(p.ParticleBytes),
-		RingCapacity: p.RingCapacity, Batch: p.Batch, Particles: p.Particles, Start: engine.Time(p.Start),
-		PollInterval: engine.Time(p.PollInterval), TwoSided: p.TwoSided,
-		Memory: halo.Memory{DMADelay: engine.Time(p.DMADelay), Relaxed: p.RelaxedOrdering, RelaxedMax: engine.Time(p.RelaxedMax)},
-		Rand:   env.Rand}}, nil
 }

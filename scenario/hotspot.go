@@ -1,9 +1,6 @@
 package scenario
 
-import (
-	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/workloads/cloud"
-)
+import "github.com/dcsim/dcsim/engine"
 
 // HotSpotParams are the fields of a hotspot workload (cloud.HotSpots): a
 // fraction of workload.hosts, split over trees destinations, each offering
@@ -46,23 +43,4 @@ func (p *HotSpotParams) validate(at WorkloadCheck) *FieldError {
 		return fieldErr(prefix+"fraction", "%d senders per tree for %d trees among %d hosts", per, p.Trees, len(at.Hosts))
 	}
 	return nil
-}
-
-func newHotSpot(w *Workload, env WorkloadEnv) (cloud.Generator, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
-	p := w.Params.(*HotSpotParams)
-	if err := env.CheckSize("hotspot.flow_size", int64(p.FlowSize)); err != nil {
-		return nil, err
-	}
-	s := env.Scenario
-	start, stop := engine.Time(p.Start), engine.Time(s.Duration)
-	if p.Stop > 0 {
-		stop = min(stop, engine.Time(p.Stop))
-	}
-	return cloud.NewHotSpots(cloud.HotSpotConfig{Hosts: hostIDs, Fraction: p.Fraction, Trees: p.Trees,
-		FlowSize: int64(p.FlowSize), HostRate: engine.Rate(s.Topology.HostLink), Start: start, Stop: max(stop, start),
-		Name: "hotspot"}, env.Rand)
 }

@@ -76,7 +76,7 @@ func (c *Isolation) validate(dataClass int) *FieldError {
 	if c.LCDTh > c.HCDTh {
 		return fieldErr(p+"lcd_th", "%v is above hcd_th (%v)", c.LCDTh, c.HCDTh)
 	}
-	if fe := firstErr(nonNegativeTime(p+"crt", c.CRT, false), between(p+"afc_class", c.AFCClass, 0, 7)); fe != nil {
+	if fe := firstErr(nonNegativeTime(p+"crt", c.CRT, false), between(p+"afc_class", c.AFCClass, 0, Classes-1)); fe != nil {
 		return fe
 	}
 	if c.AFCClass != 0 && c.AFCClass == dataClass {
@@ -115,7 +115,7 @@ func (q *Queueing) validate(dataClass int, iso *Isolation) *FieldError {
 	if fe := oneOf(p+"scheme", "queueing scheme", q.Scheme, queueSchemes); fe != nil {
 		return fe
 	}
-	if fe := between(p+"vcs", q.VCs, 1, 8-dataClass); fe != nil {
+	if fe := between(p+"vcs", q.VCs, 1, Classes-dataClass); fe != nil {
 		return fe
 	}
 	if iso != nil && iso.AFCClass >= dataClass && iso.AFCClass < dataClass+q.VCs {

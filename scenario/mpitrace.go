@@ -1,12 +1,6 @@
 package scenario
 
-import (
-	"fmt"
-
-	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/rnic"
-	"github.com/dcsim/dcsim/workloads/mpitrace"
-)
+import "github.com/dcsim/dcsim/engine"
 
 // MPITrace is the workload kind of the reconstructed MPI traces of the
 // ARN+AFI paper (docs/model.md §10.2, "Traces"): PTRANS and Inception-v3.
@@ -160,85 +154,4 @@ func (p *MPITraceParams) bounded(prefix string) *FieldError {
 			p.Iterations, ranks, phases, mpitraceMaxCounts)
 	}
 	return nil
-}
-
-// Program builds the app's program.
-func (p *MPITraceParams) Program() (*mpitrace.Program, error) {
-	if p.App == AppInception {
-		return mpitrace.Inception(mpitrace.InceptionConfig{Ranks: p.Ranks, Params: p.Params, Bucket: int64(p.Bucket),
-			StepTime: engine.Time(p.StepTime), ForwardFraction: p.ForwardFraction, Iterations: p.Iterations})
-	}
-	return mpitrace.PTRANS(mpitrace.PTRANSConfig{P: p.P, Q: p.Q, N: p.N, NB: p.NB, Iterations: p.Iterations,
-		Compute: mpitrace.UpdateTime(p.P, p.Q, p.N, p.NB, p.MemoryRate.R())})
-}
-
-// MPITraceLoop is a built mpitrace workload; Exec is nil until it starts.
-type MPITraceLoop struct {
-	Config mpitrace.Config
-	Exec   *mpitrace.Exec
-}
-
-// Start implements ClosedLoop.
-func (l *MPITraceLoop) Start(c *rnic.Cluster) error {
-	x, err := mpitrace.New(c, l.Config)
-	if err != nil {
-		return fmt.Errorf("mpitrace: %v", err)
-	}
-	l.Exec = x
-	x.Start()
-	return nil
-}
-
-// Done implements ClosedLoop.
-func (l *MPITraceLoop) Done() bool { return l.Exec == nil || l.Exec.Finished() }
-
-// Check implements ClosedLoop.
-func (l *MPITraceLoop) Check() error {
-	if l.Exec == nil {
-		return nil
-	}
-	return l.Exec.Check()
-}
-
-// Counters implements ClosedLoop: mpitrace.exec_ns (from start to the
-// last rank's end, -1 if the run ended first), mpitrace.messages,
-// mpitrace.bytes (posted) and mpitrace.done (messages completed).
-func (l *MPITraceLoop) Counters(into map[string]int64) {
-	if l.Exec == nil {
-		return
-	}
-	x := l.Exec
-	exec := int64(-1)
-	if t := x.ExecTime(); t >= 0 {
-		exec = t.Nanoseconds()
-	}
-	into["mpitrace.exec_ns"] = exec
-	into["mpitrace.messages"] = x.Messages
-	into["mpitrace.bytes"] = x.Bytes
-	into["mpitrace.done"] = x.Done
-}
-
-func newMPITrace(w *Workload, env WorkloadEnv) (ClosedLoop, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
-	p := w.Params.(*MPITraceParams)
-	prog, err := p.Program()
-	if err != nil {
-		return nil, fmt.Errorf("mpitrace: %v", err)
-	}
-	if prog.Ranks() > len(hostIDs) {
-		return nil, fmt.Errorf("mpitrace.app: %s needs %d ranks, workload.hosts has %d hosts", p.App, prog.Ranks(), len(hostIDs))
-	}
-	for _, ph := range prog.Phases {
-		for _, s := range ph {
-			for _, m := range s.Sends {
-				if err := env.CheckSize("mpitrace", m.Bytes); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	return &MPITraceLoop{Config: mpitrace.Config{Program: prog, Hosts: hostIDs[:prog.Ranks()], Start: engine.Time(p.Start)}}, nil
 }

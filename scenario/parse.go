@@ -19,7 +19,7 @@ import (
 // given twice in a file is. The scenario returned is valid. Errors are
 // *Error values: one line naming the file and line (or the --set) and the
 // field.
-func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
+func (c *Catalog) Parse(filename string, data []byte, sets []string) (*Scenario, error) {
 	file := filename
 	if file == "" {
 		file = "<input>"
@@ -28,7 +28,7 @@ func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := newDecoder(file)
+	d := newDecoder(file, c)
 	first := map[string]string{} // path -> the --set that gave it
 	for _, arg := range sets {
 		if key, _, ok := strings.Cut(arg, "="); ok {
@@ -42,7 +42,7 @@ func Parse(filename string, data []byte, sets []string) (*Scenario, error) {
 			return nil, err
 		}
 	}
-	s := Default()
+	s := c.Default()
 	s.Name = defaultName(filename)
 	if err := d.decode(root, reflect.ValueOf(s).Elem(), ""); err != nil {
 		return nil, err
@@ -80,11 +80,11 @@ func defaultName(filename string) string {
 // Load returns the built-in scenario called nameOrPath, or else parses the
 // YAML file at that path; sets are applied as in Parse. A name with a path
 // separator or a .yaml/.yml extension is always a file.
-func Load(nameOrPath string, sets []string) (*Scenario, error) {
+func (c *Catalog) Load(nameOrPath string, sets []string) (*Scenario, error) {
 	isFile := strings.ContainsAny(nameOrPath, `/\`) || strings.HasSuffix(nameOrPath, ".yaml") || strings.HasSuffix(nameOrPath, ".yml")
 	if !isFile {
 		if b, ok := lookupBuiltin(nameOrPath); ok {
-			return Parse(builtinFile(b.Name), []byte(b.text), sets)
+			return c.Parse(builtinFile(b.Name), []byte(b.text), sets)
 		}
 	}
 	data, err := ReadFile(nameOrPath)
@@ -94,5 +94,5 @@ func Load(nameOrPath string, sets []string) (*Scenario, error) {
 		}
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}
-	return Parse(nameOrPath, data, sets)
+	return c.Parse(nameOrPath, data, sets)
 }

@@ -51,17 +51,16 @@ func testPlugin(name string) Plugin {
 	}
 }
 
-// withPlugins registers test plugins for the duration of the test.
-func withPlugins(t *testing.T) {
-	t.Helper()
-	oldS, oldA := schedulers, algorithms
-	schedulers = append(append([]Plugin(nil), schedulers...), testPlugin("tsched"))
-	algorithms = append(append([]Plugin(nil), algorithms...), testPlugin("talg"))
-	t.Cleanup(func() { schedulers, algorithms = oldS, oldA })
+// withPlugins is the test catalog with a test scheduler and algorithm.
+func withPlugins() *Catalog {
+	c := *testCat
+	c.Schedulers = append(append([]Plugin(nil), c.Schedulers...), testPlugin("tsched"))
+	c.Algorithms = append(append([]Plugin(nil), c.Algorithms...), testPlugin("talg"))
+	return &c
 }
 
 func TestPluginParams(t *testing.T) {
-	withPlugins(t)
+	cat := withPlugins()
 	in := `topology: {host_link: 25Gbps}
 nic:
   scheduler: tsched
@@ -72,18 +71,18 @@ nic:
 cc:
   algorithm: talg
 `
-	s, err := Parse("p.yaml", []byte(in), []string{"nic.tsched.gain=0.5", "cc.talg.window=true"})
+	s, err := cat.Parse("p.yaml", []byte(in), []string{"nic.tsched.gain=0.5", "cc.talg.window=true"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &testParams{RateAI: 5 * engine.Mbps, Timer: 55 * engine.Microsecond, Gain: 0.5, Slots: 1,
 		Levels: []int64{1, 2, 3}, Guard: "stall", Inner: testInner{Chunk: 4096}}
-	if diff := cmp.Diff(want, s.NIC.Params, cmp.AllowUnexported(testParams{})); diff != "" {
+	if diff := cmp.Diff(want, s.NIC.Params, cmp.AllowUnexported(testParams{}), ignoreCat); diff != "" {
 		t.Errorf("nic params (-want +got):\n%s", diff)
 	}
 	wantCC := testPlugin("").Params(25 * engine.Gbps).(*testParams)
 	wantCC.Window = true
-	if diff := cmp.Diff(wantCC, s.CC.Params, cmp.AllowUnexported(testParams{})); diff != "" {
+	if diff := cmp.Diff(wantCC, s.CC.Params, cmp.AllowUnexported(testParams{}), ignoreCat); diff != "" {
 		t.Errorf("cc params (-want +got):\n%s", diff)
 	}
 	y := string(s.YAML())
@@ -92,18 +91,18 @@ cc:
 			t.Errorf("printed scenario lacks %q:\n%s", line, y)
 		}
 	}
-	s2, err := Parse("p2.yaml", []byte(y), nil)
+	s2, err := cat.Parse("p2.yaml", []byte(y), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s2.Name = s.Name
-	if diff := cmp.Diff(s, s2, cmp.AllowUnexported(testParams{})); diff != "" {
+	if diff := cmp.Diff(s, s2, cmp.AllowUnexported(testParams{}), ignoreCat); diff != "" {
 		t.Errorf("round trip (-orig +reparsed):\n%s", diff)
 	}
 }
 
 func TestPluginErrors(t *testing.T) {
-	withPlugins(t)
+	cat := withPlugins()
 	for _, tt := range []struct{ in, want string }{
 		{"nic:\n  scheduler: tsched\n  tsched:\n    slots: 0\n",
 			"p.yaml:4: nic.tsched.slots: must be at least 1"},
@@ -121,7 +120,7 @@ func TestPluginErrors(t *testing.T) {
 		// selector's line.
 		{"cc:\n  algorithm: none\n", ""},
 	} {
-		_, err := Parse("p.yaml", []byte(tt.in), nil)
+		_, err := cat.Parse("p.yaml", []byte(tt.in), nil)
 		got := ""
 		if err != nil {
 			got = err.Error()
@@ -138,14 +137,14 @@ func TestPluginsRoundTrip(t *testing.T) {
 	for _, table := range []struct {
 		section string
 		plugins []Plugin
-	}{{"nic", Schedulers()}, {"cc", Algorithms()}} {
+	}{{"nic", testCat.Schedulers}, {"cc", testCat.Algorithms}} {
 		for _, p := range table.plugins {
 			for _, rate := range []string{"100Gbps", "25Gbps"} {
 				sel := "nic.scheduler="
 				if table.section == "cc" {
 					sel = "cc.algorithm="
 				}
-				s, err := Load("default", []string{sel + p.Name, "topology.host_link=" + rate})
+				s, err := testCat.Load("default", []string{sel + p.Name, "topology.host_link=" + rate})
 				if err != nil {
 					t.Errorf("%s %s at %s: %v", table.section, p.Name, rate, err)
 					continue
@@ -162,7 +161,7 @@ func TestPluginNames(t *testing.T) {
 	for _, c := range []struct {
 		typ     reflect.Type
 		plugins []Plugin
-	}{{reflect.TypeFor[NIC](), schedulers}, {reflect.TypeFor[CC](), algorithms}} {
+	}{{reflect.TypeFor[NIC](), testCat.Schedulers}, {reflect.TypeFor[CC](), testCat.Algorithms}} {
 		seen := map[string]bool{}
 		for _, f := range fieldsOf(c.typ) {
 			seen[f.name] = true
@@ -177,4 +176,17 @@ func TestPluginNames(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A Scenario made without a catalog (a Go literal) is refused by
+// Validate, and printing or selecting a plugin on it does not panic.
+func TestNoCatalog(t *testing.T) {
+	s := &Scenario{}
+	if err := s.Validate(); err != errNoCatalog {
+		t.Errorf("Validate: got %v, want %v", err, errNoCatalog)
+	}
+	if err := s.SetScheduler("fair"); err == nil {
+		t.Errorf("SetScheduler without a catalog: got no error")
+	}
+	_ = s.YAML()
 }

@@ -2,7 +2,8 @@ package scenario
 
 import "github.com/dcsim/dcsim/engine"
 
-// Routing kinds.
+// Routing kinds. The catalog's Routers list those a program has; these
+// are the built-in ones whose knobs the schema knows.
 const (
 	RoutingECMP     = "ecmp"
 	RoutingAdaptive = "adaptive"
@@ -11,7 +12,33 @@ const (
 	RoutingSpray = "spray"
 )
 
-var routingKinds = []string{RoutingECMP, RoutingAdaptive, RoutingSpray}
+// RouterKind is the schema of one routing function that
+// switch.routing.kind may name: how a switch picks among equal-cost next
+// hops.
+type RouterKind struct {
+	Name string
+	Doc  string
+	// PerPacket says that it may send a QP's consecutive packets on
+	// different paths, so they arrive out of order: it needs a selective
+	// NIC receiver.
+	PerPacket bool
+	// Diverts says that it moves packets off the flow hash's path, which
+	// is what AFI (switch.isolation.afi) acts on.
+	Diverts bool
+	// Impl is the composition root's own descriptor (its constructor);
+	// scenario never looks into it.
+	Impl any
+}
+
+// Router returns the routing kind called name.
+func (c *Catalog) Router(name string) (RouterKind, bool) {
+	for _, r := range c.Routers {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return RouterKind{}, false
+}
 
 // Routing replaces the compat profile's router (switch.routing). Absent,
 // the switches route by the profile's ECMP, and the scenario prints as it
@@ -42,16 +69,20 @@ func (r *Routing) setDefaults() { *r = *defaultRouting() }
 
 // validate checks the fields; selective reports a selective-repeat NIC
 // receiver, which allows per-packet adaptive routing.
-func (r *Routing) validate(selective bool) *FieldError {
+func (r *Routing) validate(c *Catalog, selective bool) *FieldError {
 	const p = "switch.routing."
 	if r == nil {
 		return nil
 	}
-	if fe := oneOf(p+"kind", "routing kind", r.Kind, routingKinds); fe != nil {
+	names := make([]string, len(c.Routers))
+	for i, k := range c.Routers {
+		names[i] = k.Name
+	}
+	if fe := oneOf(p+"kind", "routing kind", r.Kind, names); fe != nil {
 		return fe
 	}
-	if r.Kind == RoutingSpray && !selective {
-		return fieldErr(p+"kind", "spray reorders a QP's packets; it needs a selective nic.receiver (selective, ooo-eager or ooo-ordered)")
+	if k, _ := c.Router(r.Kind); k.PerPacket && !selective {
+		return fieldErr(p+"kind", "%s reorders a QP's packets; it needs a selective nic.receiver (selective, ooo-eager or ooo-ordered)", r.Kind)
 	}
 	if r.Kind == RoutingAdaptive && r.FlowletGap <= 0 && !selective {
 		return fieldErr(p+"flowlet_gap", "must be positive, got %v: per-packet adaptive routing reorders a QP's packets; it needs nic.receiver: selective", r.FlowletGap)

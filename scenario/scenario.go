@@ -26,7 +26,16 @@ type Scenario struct {
 	// each (a sub-map of a scheduler or algorithm that is not the chosen
 	// one, which is ignored). dcsim run, show and validate print them.
 	Warnings []string `yaml:"-"`
+
+	// cat is the catalog the scenario was made with, which names its
+	// plugins and workload kinds.
+	cat *Catalog
 }
+
+// Classes is the number of traffic classes (priorities) of a link, 0 to
+// Classes-1, class 0 the control traffic's; fabric.NumClasses, which
+// wiring's TestSchemaConstants checks.
+const Classes = 8
 
 // Reference-compatibility profiles (Scenario.Compat).
 const (
@@ -115,23 +124,23 @@ var headroomRules = []string{HeadroomAuto, HeadroomSized, HeadroomReference}
 
 // Switch is the configuration shared by every switch.
 type Switch struct {
-	Buffer          Size       `yaml:"buffer"`
-	PFC             bool       `yaml:"pfc"`
-	PFCPauseExpiry  bool       `yaml:"pfc_pause_expiry"`
-	PFCPauseTime    Duration   `yaml:"pfc_pause_time"`
-	PFCReserve      Size       `yaml:"pfc_reserve"`
-	PFCResumeOffset Size       `yaml:"pfc_resume_offset"`
-	PFCHeadroom     string     `yaml:"pfc_headroom"`
-	PFCResponseTime Duration   `yaml:"pfc_response_time"`
-	Discipline      string     `yaml:"discipline"`
-	WRRWeights      [8]int     `yaml:"wrr_weights"`
-	LossyQueueLimit Size       `yaml:"lossy_queue_limit"`
-	ECN             ECN        `yaml:"ecn"`
-	INT             string     `yaml:"int"`
-	Routing         *Routing   `yaml:"routing,omitempty"`
-	Isolation       *Isolation `yaml:"isolation,omitempty"`
-	Queueing        *Queueing  `yaml:"queueing,omitempty"`
-	Credit          *Credit    `yaml:"credit,omitempty"`
+	Buffer          Size         `yaml:"buffer"`
+	PFC             bool         `yaml:"pfc"`
+	PFCPauseExpiry  bool         `yaml:"pfc_pause_expiry"`
+	PFCPauseTime    Duration     `yaml:"pfc_pause_time"`
+	PFCReserve      Size         `yaml:"pfc_reserve"`
+	PFCResumeOffset Size         `yaml:"pfc_resume_offset"`
+	PFCHeadroom     string       `yaml:"pfc_headroom"`
+	PFCResponseTime Duration     `yaml:"pfc_response_time"`
+	Discipline      string       `yaml:"discipline"`
+	WRRWeights      [Classes]int `yaml:"wrr_weights"`
+	LossyQueueLimit Size         `yaml:"lossy_queue_limit"`
+	ECN             ECN          `yaml:"ecn"`
+	INT             string       `yaml:"int"`
+	Routing         *Routing     `yaml:"routing,omitempty"`
+	Isolation       *Isolation   `yaml:"isolation,omitempty"`
+	Queueing        *Queueing    `yaml:"queueing,omitempty"`
+	Credit          *Credit      `yaml:"credit,omitempty"`
 }
 
 // ECN is RED marking at dequeue (docs/model.md §3.4). KMin and KMax are
@@ -303,8 +312,9 @@ type Trace struct {
 // Default returns the scenario in which every field has its default; its
 // Name is empty. The defaults are the default scenario of docs/design.md
 // "Command line".
-func Default() *Scenario {
+func (c *Catalog) Default() *Scenario {
 	s := &Scenario{
+		cat:        c,
 		Seed:       1,
 		Compat:     CompatNone,
 		Duration:   Duration(10 * engine.Millisecond),
@@ -330,7 +340,7 @@ func Default() *Scenario {
 			PFCResumeOffset: 3072,
 			PFCHeadroom:     HeadroomAuto,
 			Discipline:      DisciplineRR,
-			WRRWeights:      [8]int{1, 1, 1, 1, 1, 1, 1, 1},
+			WRRWeights:      [Classes]int{1, 1, 1, 1, 1, 1, 1, 1},
 			ECN: ECN{
 				Enabled:  true,
 				BaseRate: Rate(100 * engine.Gbps),
@@ -359,8 +369,8 @@ func Default() *Scenario {
 			Metrics: append([]string(nil), traceMetrics...),
 		},
 	}
-	s.NIC.Params = mustPlugin(schedulers, s.NIC.Scheduler).Params(s.Topology.HostLink.R())
-	s.CC.Params = mustPlugin(algorithms, s.CC.Algorithm).Params(s.Topology.HostLink.R())
+	s.NIC.Params = mustPlugin(c.Schedulers, s.NIC.Scheduler).Params(s.Topology.HostLink.R())
+	s.CC.Params = mustPlugin(c.Algorithms, s.CC.Algorithm).Params(s.Topology.HostLink.R())
 	return s
 }
 

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/workloads/cloud"
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
 )
@@ -160,7 +159,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown workload kind", "workload: {kind: mpi}\n", nil,
 			`scenario.yaml:1: workload.kind: unknown workload kind "mpi" (valid: cloud, incast, flowlist, storage, simai, collective, hotspot, halo, mpitrace)`},
 		{"unknown distribution", "workload: {distribution: websearh}\n", nil,
-			`scenario.yaml:1: workload.distribution: unknown distribution "websearh" (valid: ` + strings.Join(cloud.BuiltinNames(), ", ") + ")"},
+			`scenario.yaml:1: workload.distribution: unknown distribution "websearh" (valid: ` + strings.Join(testCat.distributionNames(), ", ") + ")"},
 		{"too many incast senders", "topology: {kind: star, hosts: 16}\nworkload:\n  kind: incast\n", nil,
 			"scenario.yaml:2: workload.incast.senders: 60 senders but only 15 hosts besides the receiver"},
 		{"host out of range", "topology: {kind: star, hosts: 4}\nworkload: {hosts: 0-4}\n", nil,
@@ -245,7 +244,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse("scenario.yaml", []byte(tt.in), tt.sets)
+			s, err := testCat.Parse("scenario.yaml", []byte(tt.in), tt.sets)
 			if err == nil {
 				t.Fatalf("got no error (scenario %q), want %q", s.Name, tt.want)
 			}
@@ -264,17 +263,17 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestBuiltinErrorFile(t *testing.T) {
-	_, err := Load("default", []string{"nic.mtu=0"})
+	_, err := testCat.Load("default", []string{"nic.mtu=0"})
 	if got, want := err.Error(), "--set nic.mtu=0: nic.mtu: must be in [1, 9216], got 0"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A validation error on a field the built-in text sets names the
 	// built-in and the line.
-	_, err = Load("default", []string{"measure.warmup=15ms"})
+	_, err = testCat.Load("default", []string{"measure.warmup=15ms"})
 	if got, want := err.Error(), "--set measure.warmup=15ms: measure.warmup: 15ms is not before duration (10ms)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	_, err = Parse(builtinFile("default"), []byte("name: d\nduration: 0s\n"), nil)
+	_, err = testCat.Parse(builtinFile("default"), []byte("name: d\nduration: 0s\n"), nil)
 	if got, want := err.Error(), "<builtin default>:2: duration: must be positive and finite, got 0s"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -283,21 +282,21 @@ func TestBuiltinErrorFile(t *testing.T) {
 // TestDefaultsAndExplicitZero: absent fields take their defaults; explicit
 // zero or false values are kept.
 func TestDefaultsAndExplicitZero(t *testing.T) {
-	empty, err := Parse("empty.yaml", nil, nil)
+	empty, err := testCat.Parse("empty.yaml", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Default()
+	want := testCat.Default()
 	want.Name = "empty"
-	if diff := cmp.Diff(want, empty); diff != "" {
+	if diff := cmp.Diff(want, empty, ignoreCat); diff != "" {
 		t.Errorf("empty input differs from Default (-want +got):\n%s", diff)
 	}
 	for _, in := range []string{"", "---\n", "~\n", "# only a comment\n"} {
-		s, err := Parse("empty.yaml", []byte(in), nil)
+		s, err := testCat.Parse("empty.yaml", []byte(in), nil)
 		if err != nil {
 			t.Fatalf("%q: %v", in, err)
 		}
-		if diff := cmp.Diff(want, s); diff != "" {
+		if diff := cmp.Diff(want, s, ignoreCat); diff != "" {
 			t.Errorf("%q differs from Default (-want +got):\n%s", in, diff)
 		}
 	}
@@ -314,11 +313,11 @@ seed: 0
 drain_limit: 0s
 workload: {hosts: ~}
 `
-	s, err := Parse("zero.yaml", []byte(in), nil)
+	s, err := testCat.Parse("zero.yaml", []byte(in), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Default()
+	want = testCat.Default()
 	want.Name = "zero"
 	want.Switch.PFC = false
 	want.Switch.ECN.Enabled = false
@@ -328,26 +327,26 @@ workload: {hosts: ~}
 	want.Trace.Metrics = nil
 	want.Seed = 0
 	want.DrainLimit = 0
-	if diff := cmp.Diff(want, s); diff != "" {
+	if diff := cmp.Diff(want, s, ignoreCat); diff != "" {
 		t.Errorf("explicit zeros (-want +got):\n%s", diff)
 	}
 
 	// Explicit values equal to the defaults change nothing; an explicit
 	// name wins over the file name.
-	s, err = Parse("x.yaml", []byte("name: other\nswitch: {pfc: true}\nseed: 1\n"), nil)
+	s, err = testCat.Parse("x.yaml", []byte("name: other\nswitch: {pfc: true}\nseed: 1\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Default()
+	want = testCat.Default()
 	want.Name = "other"
-	if diff := cmp.Diff(want, s); diff != "" {
+	if diff := cmp.Diff(want, s, ignoreCat); diff != "" {
 		t.Errorf("explicit defaults (-want +got):\n%s", diff)
 	}
 }
 
 func TestDefaultValues(t *testing.T) {
 	// Spot checks against docs/design.md and docs/model.md §2-4.
-	s := Default()
+	s := testCat.Default()
 	for _, c := range []struct {
 		name      string
 		got, want any
@@ -377,7 +376,7 @@ func TestDefaultValues(t *testing.T) {
 		}
 	}
 	if err := s.Validate(); err != nil {
-		t.Errorf("Default().Validate() = %v", err)
+		t.Errorf("testCat.Default().Validate() = %v", err)
 	}
 }
 
@@ -389,7 +388,7 @@ func must(n int, ok bool) int {
 }
 
 func TestECNThresholds(t *testing.T) {
-	e := Default().Switch.ECN
+	e := testCat.Default().Switch.ECN
 	// docs/model.md §3.4: 25G 100/400 KB, 50G 200/800, 100G 400/1600, 400G 1600/6400.
 	for _, c := range []struct {
 		rate       engine.Rate
@@ -410,7 +409,7 @@ func TestECNThresholds(t *testing.T) {
 func TestRoundTripBuiltins(t *testing.T) {
 	for _, b := range Builtins() {
 		t.Run(b.Name, func(t *testing.T) {
-			s, err := Load(b.Name, nil)
+			s, err := testCat.Load(b.Name, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -422,16 +421,16 @@ func TestRoundTripBuiltins(t *testing.T) {
 	}
 }
 
-// checkRoundTrip: Parse(YAML()) equals s, and printing again gives the
+// checkRoundTrip: testCat.Parse(YAML()) equals s, and printing again gives the
 // same bytes and hash.
 func checkRoundTrip(t *testing.T, s *Scenario) {
 	t.Helper()
 	y := s.YAML()
-	s2, err := Parse("printed.yaml", y, nil)
+	s2, err := testCat.Parse("printed.yaml", y, nil)
 	if err != nil {
 		t.Fatalf("reparse: %v\n%s", err, y)
 	}
-	if diff := cmp.Diff(s, s2); diff != "" {
+	if diff := cmp.Diff(s, s2, ignoreCat); diff != "" {
 		t.Fatalf("round trip (-orig +reparsed):\n%s\n%s", diff, y)
 	}
 	if y2 := s2.YAML(); string(y2) != string(y) {
@@ -460,7 +459,7 @@ extra_workloads:
   - {}
 trace: {interval: 10us, metrics: [qp_rate]}
 `
-	s, err := Parse("all.yaml", []byte(in), nil)
+	s, err := testCat.Parse("all.yaml", []byte(in), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,11 +486,11 @@ func TestSets(t *testing.T) {
 		"name=",
 		"seed=8",
 	}
-	s, err := Load("default", sets)
+	s, err := testCat.Load("default", sets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Default()
+	want := testCat.Default()
 	want.Name = ""
 	want.Seed = 8
 	want.Duration = Duration(10 * engine.Millisecond)
@@ -510,15 +509,15 @@ func TestSets(t *testing.T) {
 	bg := defaultWorkload()
 	bg.Load = 0.1
 	want.ExtraWorkloads = []Workload{inc, bg}
-	want.Topology = Default().Topology
+	want.Topology = testCat.Default().Topology
 	want.Topology.Kind, want.Topology.Hosts = Star, 32
-	if diff := cmp.Diff(want, s); diff != "" {
+	if diff := cmp.Diff(want, s, ignoreCat); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	checkRoundTrip(t, s)
 
 	// A --set replaces a value from the file and reads like it.
-	s, err = Parse("f.yaml", []byte("workload:\n  load: 0.3\nnic: ~\n"), []string{"workload.load=0.4", "nic.mtu=4096"})
+	s, err = testCat.Parse("f.yaml", []byte("workload:\n  load: 0.3\nnic: ~\n"), []string{"workload.load=0.4", "nic.mtu=4096"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +527,7 @@ func TestSets(t *testing.T) {
 }
 
 func TestInactivePluginSubMapDropped(t *testing.T) {
-	s, err := Parse("p.yaml", []byte("nic:\n  scheduler: fair\n  fair-message: {}\n"), nil)
+	s, err := testCat.Parse("p.yaml", []byte("nic:\n  scheduler: fair\n  fair-message: {}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +548,7 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(path, []byte("seed: 5\nworkload: {load: 0.25}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Load(path, []string{"seed=6"})
+	s, err := testCat.Load(path, []string{"seed=6"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,23 +558,23 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(path, []byte("seed: 5\nworkload: {load: 2}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(path, nil)
+	_, err = testCat.Load(path, nil)
 	if got, want := err.Error(), path+":2: workload.load: 2 is not in (0, 1)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	_, err = Load("no-such-scenario", nil)
+	_, err = testCat.Load("no-such-scenario", nil)
 	if got, want := err.Error(), `scenario "no-such-scenario" is neither a built-in (default, hpcc-paper, storm-cloud, storm-80, storage-fanout, gpt3-13b, llama-7b, allreduce-128, incast-star, arn-afi, halo) nor a file`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if _, err = Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !errors.Is(err, os.ErrNotExist) {
+	if _, err = testCat.Load(filepath.Join(dir, "missing.yaml"), nil); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: got %v, want a wrapped ErrNotExist", err)
 	}
 }
 
 func TestHash(t *testing.T) {
-	a, _ := Load("default", nil)
-	b, _ := Load("default", nil)
-	c, _ := Load("default", []string{"seed=2"})
+	a, _ := testCat.Load("default", nil)
+	b, _ := testCat.Load("default", nil)
+	c, _ := testCat.Load("default", []string{"seed=2"})
 	if a.Hash() != b.Hash() {
 		t.Errorf("equal scenarios hash %s and %s", a.Hash(), b.Hash())
 	}
@@ -588,7 +587,7 @@ func TestHash(t *testing.T) {
 }
 
 func TestValidateGoBuilt(t *testing.T) {
-	s := Default()
+	s := testCat.Default()
 	s.NIC.Params = nil
 	if got, want := s.Validate().Error(), "nic.fair: parameters not set (want *scenario.NoParams)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -626,7 +625,7 @@ func TestECNDefaultsFollowCC(t *testing.T) {
 		{"a given pmax stays", []string{"cc.algorithm=dctcp", "switch.ecn={pmax: 0.5}"}, kb(300), kb(300), 0.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Load("default", tc.sets)
+			s, err := testCat.Load("default", tc.sets)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -637,7 +636,7 @@ func TestECNDefaultsFollowCC(t *testing.T) {
 		})
 	}
 	// A given kmin above the CC's kmax is still an error, on kmin's --set.
-	_, err := Load("default", []string{"cc.algorithm=dctcp", "switch.ecn.kmin=400KB"})
+	_, err := testCat.Load("default", []string{"cc.algorithm=dctcp", "switch.ecn.kmin=400KB"})
 	if err == nil || !strings.Contains(err.Error(), "switch.ecn.kmin") {
 		t.Fatalf("kmin 400KB over dctcp's kmax 300KB: got %v, want an error on switch.ecn.kmin", err)
 	}
@@ -676,12 +675,12 @@ func TestNoEffectKnobsAtDefaults(t *testing.T) {
 		{"switch.routing.kind=adaptive", "switch.routing.flowlet_gap=1ps", "nic.receiver=selective"},
 		{"switch.routing.kind=adaptive", "switch.isolation={}", "switch.isolation.afi=true", "switch.isolation.arn_entry_lifetime=4.02048us"},
 	} {
-		s, err := Load("default", sets)
+		s, err := testCat.Load("default", sets)
 		if err != nil {
 			t.Errorf("%v: %v", sets, err)
 			continue
 		}
-		if _, err := Parse("shown.yaml", s.YAML(), nil); err != nil {
+		if _, err := testCat.Parse("shown.yaml", s.YAML(), nil); err != nil {
 			t.Errorf("%v: printed scenario does not read back: %v", sets, err)
 		}
 	}
@@ -702,7 +701,7 @@ func TestStudyNote(t *testing.T) {
 		{"storm-80", nil, ""},
 		{"storm-cloud", []string{"nic.scheduler=pias"}, ""},
 	} {
-		s, err := Load(tc.name, tc.sets)
+		s, err := testCat.Load(tc.name, tc.sets)
 		if err != nil {
 			t.Fatal(err)
 		}

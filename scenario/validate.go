@@ -9,9 +9,6 @@ import (
 	"unicode"
 
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/fabric"
-	"github.com/dcsim/dcsim/fabric/isolation"
-	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
 // Limits that keep a scenario buildable; each is far beyond what a
@@ -34,9 +31,12 @@ func (s *Scenario) Validate() error { return s.validate(nil, nil) }
 // given, which reports whether the input (file or --set) gave a field by
 // its dotted path; nil when not known.
 func (s *Scenario) validate(misplaced map[*Workload][]string, given func(path string) bool) error {
+	if s.cat == nil {
+		return errNoCatalog
+	}
 	for _, check := range []func() *FieldError{
 		s.validateTop,
-		s.Topology.validate,
+		func() *FieldError { return s.Topology.validate(&s.cat.Costs) },
 		s.Switch.validate,
 		func() *FieldError { return s.validateRouting(given) },
 		s.validateNIC,
@@ -56,6 +56,10 @@ func (s *Scenario) validate(misplaced map[*Workload][]string, given func(path st
 	}
 	return nil
 }
+
+// errNoCatalog is Validate's error for a Scenario made without a
+// Catalog (a literal in Go): it cannot know the plugins' names.
+var errNoCatalog = errors.New("scenario: made without a catalog: make scenarios with a Catalog's Parse, Load or Default")
 
 // maxNameLen bounds a name, which becomes a directory name.
 const maxNameLen = 128
@@ -182,7 +186,7 @@ func (s *Scenario) validateTop() *FieldError {
 	return nil
 }
 
-func (t *Topology) validate() *FieldError {
+func (t *Topology) validate(c *Costs) *FieldError {
 	const p = "topology."
 	if fe := oneOf(p+"kind", "topology kind", t.Kind, topologyKinds); fe != nil {
 		return fe
@@ -209,7 +213,7 @@ func (t *Topology) validate() *FieldError {
 	if t.Kind == TopoFile && strings.TrimSpace(t.File) == "" {
 		return fieldErr(p+"file", "required when topology.kind is file")
 	}
-	if fe := t.validateFootprint(); fe != nil {
+	if fe := t.validateFootprint(c); fe != nil {
 		return fe
 	}
 	return firstErr(
@@ -228,41 +232,41 @@ const MaxBuildBytes = 8 << 30
 // validateFootprint rejects a topology the builder cannot build within
 // MaxBuildBytes or at all (a switch with more ports than a port index
 // holds). A file topology is checked when it is read (Build).
-func (t *Topology) validateFootprint() *FieldError {
-	hosts, switches, links, routes, widest, field := t.shape()
+func (t *Topology) validateFootprint(c *Costs) *FieldError {
+	hosts, switches, links, routes, widest, field := t.shape(c)
 	if field == "" {
 		return nil
 	}
-	if widest > fabric.MaxSwitchPorts {
-		return fieldErr("topology."+field, "a switch would have %d ports, more than the %d the builder can index", widest, fabric.MaxSwitchPorts)
+	if widest > c.MaxSwitchPorts {
+		return fieldErr("topology."+field, "a switch would have %d ports, more than the %d the builder can index", widest, c.MaxSwitchPorts)
 	}
-	return CheckFootprint("topology."+field, fabric.EstimateFootprint(hosts, switches, links, routes))
+	return CheckFootprint("topology."+field, c.Footprint(hosts, switches, links, routes))
 }
 
 // shape counts what the builder makes of a generated topology: hosts,
 // switches, links, the bytes of its route tables, the most ports of one
 // switch, and the field that sizes it; field is "" for a file topology,
 // known only once read.
-func (t *Topology) shape() (hosts, switches, links, routes, widest int64, field string) {
+func (t *Topology) shape(c *Costs) (hosts, switches, links, routes, widest int64, field string) {
 	switch t.Kind {
 	case SpineLeaf:
 		l, sp, h := int64(t.Leaves), int64(t.Spines), int64(t.HostsPerLeaf)
 		hosts, switches, links = l*h, l+sp, l*h+l*sp
 		// up/down: every spine has every leaf below it
-		routes = fabric.UpDownRouteBytes(links, sp*l)
+		routes = c.UpDownRouteBytes(links, sp*l)
 		widest, field = max(h+sp, l), "hosts_per_leaf"
 	case Star:
 		hosts, switches, links, widest, field = int64(t.Hosts), 1, int64(t.Hosts), int64(t.Hosts), "hosts"
-		routes = fabric.UpDownRouteBytes(links, 0)
+		routes = c.UpDownRouteBytes(links, 0)
 	case Dumbbell:
 		hosts, switches, links = 2*int64(t.HostsPerSide), 2, 2*int64(t.HostsPerSide)+1
-		routes, widest, field = fabric.ShortestPathRouteBytes(2, 2), int64(t.HostsPerSide)+1, "hosts_per_side"
+		routes, widest, field = c.ShortestPathRouteBytes(2, 2), int64(t.HostsPerSide)+1, "hosts_per_side"
 	case FatTree:
 		k := int64(t.K)
 		hosts, switches, links = k*k*k/4, 5*k*k/4, 3*k*k*k/4
 		// up/down: an aggregation switch has its pod's k/2 leaves below
 		// it, a core all k^2/2
-		routes = fabric.UpDownRouteBytes(links, k*k/2*k/2+k*k/4*k*k/2)
+		routes = c.UpDownRouteBytes(links, k*k/2*k/2+k*k/4*k*k/2)
 		widest, field = k, "k"
 	}
 	return
@@ -295,7 +299,7 @@ func (s *Scenario) validateTraceRows() *FieldError {
 	if s.DrainLimit.T() == engine.Never { // the drain is unbounded, and so are its samples
 		return fieldErr("trace.interval", "%v with drain_limit: never would sample for as long as the drain lasts, without bound: give drain_limit a duration", s.Trace.Interval)
 	}
-	if hosts, _, links, _, _, field := s.Topology.shape(); field != "" {
+	if hosts, _, links, _, _, field := s.Topology.shape(&s.cat.Costs); field != "" {
 		var perSample int64
 		for _, m := range s.Trace.Metrics {
 			switch m {
@@ -322,7 +326,7 @@ func (s *Scenario) validateTraceRows() *FieldError {
 
 // CheckFootprint rejects an estimate above MaxBuildBytes, naming the field
 // that sized it.
-func CheckFootprint(field string, f fabric.Footprint) *FieldError {
+func CheckFootprint(field string, f Footprint) *FieldError {
 	if f.Total() <= MaxBuildBytes {
 		return nil
 	}
@@ -386,7 +390,7 @@ func (sw *Switch) validate() *FieldError {
 // default out and must read back.
 func (s *Scenario) validateRouting(given func(string) bool) *FieldError {
 	r := s.Switch.Routing
-	if fe := r.validate(s.NIC.SelectiveReceiver()); fe != nil || r == nil {
+	if fe := r.validate(s.cat, s.NIC.SelectiveReceiver()); fe != nil || r == nil {
 		return fe
 	}
 	const p = "switch.routing."
@@ -438,7 +442,7 @@ func (s *Scenario) validateIsolationCost() *FieldError {
 	if !c.ARN || s.Topology.HostLink <= 0 {
 		return nil
 	}
-	frame := s.Topology.HostLink.R().TxTime(isolation.ARNBytes)
+	frame := s.Topology.HostLink.R().TxTime(s.cat.Costs.ARNBytes)
 	if min := 2 * (2*s.Topology.LinkDelay.T() + 2*frame); c.ARNEntryLifetime.T() < min {
 		return fieldErr(p+"arn_entry_lifetime", "%v is below the minimum of %v: roots refresh their ARNs every arn_entry_lifetime/2, which must be at least two topology.link_delay (%v) and two 64 B ARN frames at topology.host_link (%v), the time an ARN takes to act",
 			c.ARNEntryLifetime, Duration(min), s.Topology.LinkDelay, Duration(frame))
@@ -449,8 +453,11 @@ func (s *Scenario) validateIsolationCost() *FieldError {
 // routesAdaptively reports whether the switches choose among next hops by
 // something other than the flow hash: adaptive routing or spraying.
 func (s *Scenario) routesAdaptively() bool {
-	r := s.Switch.Routing
-	return r != nil && (r.Kind == RoutingAdaptive || r.Kind == RoutingSpray)
+	if r := s.Switch.Routing; r != nil {
+		k, _ := s.cat.Router(r.Kind)
+		return k.Diverts
+	}
+	return false
 }
 
 // SwitchTables is the memory of the tables each switch keeps for the
@@ -460,11 +467,11 @@ func (s *Scenario) routesAdaptively() bool {
 func (s *Scenario) SwitchTables() (perSwitch int64, field string) {
 	var most int64
 	if r := s.Switch.Routing; r != nil && r.Kind == RoutingAdaptive && r.FlowletGap > 0 {
-		perSwitch = int64(r.FlowletSlots) * fabric.FlowletSlotBytes
+		perSwitch = int64(r.FlowletSlots) * s.cat.Costs.FlowletSlotBytes
 		most, field = perSwitch, "switch.routing.flowlet_slots"
 	}
 	if c := s.Switch.Isolation; c != nil && c.AdaptGap > 0 {
-		b := int64(c.FlowSlots) * isolation.FlowSlotBytes
+		b := int64(c.FlowSlots) * s.cat.Costs.FlowSlotBytes
 		perSwitch += b
 		if b > most {
 			field = "switch.isolation.flow_slots"
@@ -478,11 +485,11 @@ func (s *Scenario) SwitchTables() (perSwitch int64, field string) {
 // when it is read, in wiring).
 func (s *Scenario) validateTables() *FieldError {
 	perSwitch, field := s.SwitchTables()
-	hosts, switches, links, routes, _, topoField := s.Topology.shape()
+	hosts, switches, links, routes, _, topoField := s.Topology.shape(&s.cat.Costs)
 	if perSwitch == 0 || topoField == "" {
 		return nil
 	}
-	f := fabric.EstimateFootprint(hosts, switches, links, routes)
+	f := s.cat.Costs.Footprint(hosts, switches, links, routes)
 	f.Tables = switches * perSwitch
 	return CheckFootprint(field, f)
 }
@@ -493,7 +500,7 @@ func (s *Scenario) validateNIC() *FieldError {
 	if fe := firstErr(
 		between(p+"mtu", n.MTU, 1, maxMTU),
 		atLeast(p+"qp_mapping", n.QPMapping.Pool, 0),
-		between(p+"data_class", n.DataClass, 1, 7),
+		between(p+"data_class", n.DataClass, 1, Classes-1),
 		oneOf(p+"ack_class", "ack class", n.ACKClass, ackClasses),
 		atLeast(p+"ack_interval", n.ACKInterval, 1),
 		nonNegativeTime(p+"nack_interval", n.NACKInterval, false),
@@ -514,12 +521,12 @@ func (s *Scenario) validateNIC() *FieldError {
 			return fe
 		}
 	}
-	return s.validatePlugin("nic", "scheduler", schedulers, n.Scheduler, n.Params)
+	return s.validatePlugin("nic", "scheduler", s.cat.Schedulers, n.Scheduler, n.Params)
 }
 
 func (s *Scenario) validateCC() *FieldError {
 	c := &s.CC
-	return s.validatePlugin("cc", "algorithm", algorithms, c.Algorithm, c.Params)
+	return s.validatePlugin("cc", "algorithm", s.cat.Algorithms, c.Algorithm, c.Params)
 }
 
 // validatePlugin checks that name is registered and params is its
@@ -553,12 +560,12 @@ func (s *Scenario) validatePlugin(section, what string, table []Plugin, name str
 
 func (s *Scenario) validateWorkloads(misplaced map[*Workload][]string) *FieldError {
 	n, known := s.Topology.HostCount()
-	if fe := s.Workload.validate("workload", n, known, misplaced[&s.Workload]); fe != nil {
+	if fe := s.Workload.validate(s.cat, "workload", n, known, misplaced[&s.Workload]); fe != nil {
 		return fe
 	}
 	for i := range s.ExtraWorkloads {
 		w := &s.ExtraWorkloads[i]
-		if fe := w.validate(fmt.Sprintf("extra_workloads[%d]", i), n, known, misplaced[w]); fe != nil {
+		if fe := w.validate(s.cat, fmt.Sprintf("extra_workloads[%d]", i), n, known, misplaced[w]); fe != nil {
 			return fe
 		}
 	}
@@ -582,14 +589,14 @@ func (s *Scenario) validateWorkloads(misplaced map[*Workload][]string) *FieldErr
 // distribution checks a built-in CDF name or a file path. A value with no
 // '/' or '.' cannot be a file name the user meant, so it must be a
 // built-in.
-func distribution(path, v string) *FieldError {
+func distribution(path, v string, builtins []string) *FieldError {
 	if strings.TrimSpace(v) == "" {
-		return fieldErr(path, "missing: give a built-in distribution (%s) or a CDF file path", strings.Join(cloud.BuiltinNames(), ", "))
+		return fieldErr(path, "missing: give a built-in distribution (%s) or a CDF file path", strings.Join(builtins, ", "))
 	}
 	if strings.ContainsAny(v, `/\.`) {
 		return nil
 	}
-	return oneOf(path, "distribution", v, cloud.BuiltinNames())
+	return oneOf(path, "distribution", v, builtins)
 }
 
 // hostList resolves a host set against n hosts, or checks only its syntax

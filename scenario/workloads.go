@@ -1,26 +1,20 @@
 package scenario
 
 import (
-	"fmt"
-	"io"
 	"math"
-	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/workloads/cloud"
-	"github.com/dcsim/dcsim/workloads/simai"
 )
 
-// WorkloadKind is one kind of traffic that workload.kind (or an element
-// of extra_workloads) may name. Like a Plugin it carries everything the
-// scenario needs of the kind: its name, doc line, parameters with their
-// defaults, validation, constructor and run.parquet counters. Adding a
-// kind is one entry in workloadKinds (this file) plus its own package;
-// TestTestOnlyWorkloadRuns (package wiring) registers a kind that exists
-// only in the test and runs it end to end.
+// WorkloadKind is the schema of one kind of traffic that workload.kind
+// (or an element of extra_workloads) may name: its name, doc line,
+// parameters with their defaults and validation, and how run.parquet
+// names it. Its constructor is the composition root's (wiring's
+// WorkloadKind, in Impl). The built-in kinds' schemas are the *Kind
+// values below; a kind of its own package carries its schema in its
+// wiring table line.
 //
 // A kind's knobs live in a sub-map named after it (workload.incast:
 // {...}), decoded strictly into the struct Params returns, where the
@@ -41,27 +35,19 @@ type WorkloadKind struct {
 	// passed; w.Params is the kind's parameter struct (when Params is not
 	// nil). nil checks nothing.
 	Validate func(w *Workload, at WorkloadCheck) *FieldError
-	// NewFlows, for a kind that posts flows, builds its generator; an
-	// error names the field relative to the workload ("incast.flow_size").
-	NewFlows func(w *Workload, env WorkloadEnv) (cloud.Generator, error)
-	// NewTraining, for a kind whose messages are the steps of a training
-	// run (they end when the work is done, not at duration), builds it.
-	NewTraining func(w *Workload, env WorkloadEnv) (*Training, error)
-	// NewClosedLoop, for a kind that posts work requests as earlier ones
-	// complete (halo), builds it. Exactly one of NewFlows, NewTraining and
-	// NewClosedLoop is set.
-	NewClosedLoop func(w *Workload, env WorkloadEnv) (ClosedLoop, error)
+	// Training says that the kind's messages are the steps of a training
+	// run, which ends when its work is done, not at duration: the
+	// achieved load of its start window says nothing.
+	Training bool
 	// Label names the workload in run.parquet's workload column and the
 	// terminal summary; nil is the kind's name.
 	Label func(w *Workload) string
 	// ReportsLoad says that workload.load is this kind's load: run.parquet
 	// records it for a main workload of this kind (null for the others).
 	ReportsLoad bool
-	// Counters sums the kind's counters over the generators NewFlows built
-	// in the run (none when the run has no workload of this kind), for
-	// run.parquet's counters map; nil has none. Every registered kind's
-	// counters are reported, so the map has the same keys in every run.
-	Counters func(gens []cloud.Generator) map[string]int64
+	// Impl is the composition root's own descriptor of the kind (its
+	// constructor); scenario never looks into it.
+	Impl any
 }
 
 // WorkloadCheck is what a kind's Validate knows of where the workload is.
@@ -74,47 +60,8 @@ type WorkloadCheck struct {
 	Hosts []int
 	N     int
 	Known bool
-}
-
-// WorkloadEnv is what a kind's constructor gets from the built network.
-type WorkloadEnv struct {
-	Scenario *Scenario
-	// Hosts is the number of hosts of the built topology.
-	Hosts int
-	// MaxMessage is the largest message the model can represent on this
-	// network (CheckSize).
-	MaxMessage int64
-	// Rand is the workload's own random stream.
-	Rand *rand.Rand
-}
-
-// HostIDs resolves w.Hosts against the built topology.
-func (e WorkloadEnv) HostIDs(w *Workload) ([]int, error) {
-	ids, err := w.Hosts.Resolve(e.Hosts)
-	if err != nil {
-		return nil, fmt.Errorf("hosts: %v", err)
-	}
-	return ids, nil
-}
-
-// CheckSize rejects a message size above MaxMessage.
-func (e WorkloadEnv) CheckSize(field string, size int64) error {
-	if size <= e.MaxMessage {
-		return nil
-	}
-	return fmt.Errorf("%s: a %d B message is more than the model can represent on this network (at most %d B: its transfer on the slowest link must take under 2^61 ps)", field, size, e.MaxMessage)
-}
-
-// Training is a built training workload: the SimAI workload and the
-// executor's configuration, for wiring's trainer.
-type Training struct {
-	Workload *simai.Workload
-	Config   simai.RunConfig
-	// Op and Bytes are a collective micro-benchmark's, for bus bandwidth.
-	Op    string
-	Bytes int64
-	// NICPerGPU: every GPU has its own NIC (host = rank).
-	NICPerGPU bool
+	// Catalog is the scenario's catalog (its distributions and models).
+	Catalog *Catalog
 }
 
 // Workload kinds.
@@ -129,126 +76,83 @@ const (
 	HotSpot    = "hotspot"
 )
 
-// workloadKinds are the workload kinds, in listing order.
-var workloadKinds = []WorkloadKind{
-	{Name: Cloud, Doc: "Poisson flows between uniformly drawn hosts, sizes from distribution, at load",
+// The built-in kinds' schemas, in listing order; the composition root
+// lists each with its constructor.
+var (
+	CloudKind = WorkloadKind{Name: Cloud, Doc: "Poisson flows between uniformly drawn hosts, sizes from distribution, at load",
 		Validate: func(w *Workload, at WorkloadCheck) *FieldError {
 			if at.Known && len(at.Hosts) < 2 {
 				return fieldErr(at.Prefix+"hosts", "a cloud workload needs at least 2 hosts, got %d", len(at.Hosts))
 			}
 			return nil
 		},
-		NewFlows:    newCloud,
 		Label:       func(w *Workload) string { return "cloud:" + w.Distribution },
-		ReportsLoad: true},
-	{Name: Incast, Doc: "incast events: senders drawn from hosts each send flow_size to one receiver",
+		ReportsLoad: true}
+	IncastKind = WorkloadKind{Name: Incast, Doc: "incast events: senders drawn from hosts each send flow_size to one receiver",
 		Params:   func() any { return defaultIncast() },
-		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*IncastParams).validate(at) },
-		NewFlows: newIncast},
-	{Name: Flowlist, Doc: "the flows of a CSV file (src,dst,size_bytes,start_ns)",
+		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*IncastParams).validate(at) }}
+	FlowlistKind = WorkloadKind{Name: Flowlist, Doc: "the flows of a CSV file (src,dst,size_bytes,start_ns)",
 		Params: func() any { return defaultFlowlist() },
 		Validate: func(w *Workload, at WorkloadCheck) *FieldError {
 			if strings.TrimSpace(w.Params.(*FlowlistParams).File) == "" {
 				return fieldErr(at.Prefix+"flowlist.file", "required when %skind is flowlist", at.Prefix)
 			}
 			return nil
-		},
-		NewFlows: newFlowlist},
-	{Name: Storage, Doc: "storage fan-out: each client request makes fan_out servers answer",
+		}}
+	StorageKind = WorkloadKind{Name: Storage, Doc: "storage fan-out: each client request makes fan_out servers answer",
 		Params:   func() any { return defaultStorage() },
-		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*StorageParams).validate(at) },
-		NewFlows: newStorage},
-	{Name: SimAI, Doc: "a SimAI/AICB training workload (a file, or generated from a model)",
+		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*StorageParams).validate(at) }}
+	SimAIKind = WorkloadKind{Name: SimAI, Doc: "a SimAI/AICB training workload (a file, or generated from a model)",
 		Params: func() any { return defaultSimAI() },
 		Validate: func(w *Workload, at WorkloadCheck) *FieldError {
-			return w.Params.(*SimAIParams).validate(at.Prefix + "simai.")
+			return w.Params.(*SimAIParams).validate(at.Prefix+"simai.", at.Catalog.SimAIModels)
 		},
-		NewTraining: newSimAI,
+		Training: true,
 		Label: func(w *Workload) string {
 			if p := w.Params.(*SimAIParams); p.File != "" {
 				return "simai:" + p.File
 			}
 			return "simai:" + w.Params.(*SimAIParams).Model
-		}},
-	{Name: Collective, Doc: "a collective micro-benchmark over the workload's hosts",
+		}}
+	CollectiveKind = WorkloadKind{Name: Collective, Doc: "a collective micro-benchmark over the workload's hosts",
 		Params: func() any { return defaultCollective() },
 		Validate: func(w *Workload, at WorkloadCheck) *FieldError {
 			return w.Params.(*CollectiveParams).validate(at.Prefix + "collective.")
 		},
-		NewTraining: newCollective,
-		Label:       func(w *Workload) string { return "collective:" + w.Params.(*CollectiveParams).Op }},
-	{Name: HotSpot, Doc: "hot spots: a fraction of hosts, split over trees destinations, offer line rate from start",
+		Training: true,
+		Label:    func(w *Workload) string { return "collective:" + w.Params.(*CollectiveParams).Op }}
+	HotSpotKind = WorkloadKind{Name: HotSpot, Doc: "hot spots: a fraction of hosts, split over trees destinations, offer line rate from start",
 		Params:   func() any { return defaultHotSpot() },
-		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HotSpotParams).validate(at) },
-		NewFlows: newHotSpot},
-	{Name: Halo, Doc: "one-sided ring-buffer halo exchange on a 3-D grid of ranks (READ head, WRITE, FETCH_ADD tail per batch)",
-		Params:        func() any { return defaultHalo() },
-		Validate:      func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HaloParams).validate(at) },
-		NewClosedLoop: newHalo},
-	{Name: MPITrace, Doc: "reconstructed MPI traces (ptrans: HPCC matrix transpose; inception-v3: data-parallel allreduce) as dependent messages",
-		Params:        func() any { return defaultMPITrace() },
-		Validate:      func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*MPITraceParams).validate(at) },
-		NewClosedLoop: newMPITrace},
-}
+		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HotSpotParams).validate(at) }}
+	HaloKind = WorkloadKind{Name: Halo, Doc: "one-sided ring-buffer halo exchange on a 3-D grid of ranks (READ head, WRITE, FETCH_ADD tail per batch)",
+		Params:   func() any { return defaultHalo() },
+		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HaloParams).validate(at) }}
+	MPITraceKind = WorkloadKind{Name: MPITrace, Doc: "reconstructed MPI traces (ptrans: HPCC matrix transpose; inception-v3: data-parallel allreduce) as dependent messages",
+		Params:   func() any { return defaultMPITrace() },
+		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*MPITraceParams).validate(at) }}
+)
 
-// WorkloadKinds lists the kinds workload.kind may name.
-func WorkloadKinds() []WorkloadKind { return append([]WorkloadKind(nil), workloadKinds...) }
-
-// LookupWorkloadKind returns the workload kind called name.
-func LookupWorkloadKind(name string) (WorkloadKind, bool) {
-	for _, k := range workloadKinds {
-		if k.Name == name {
-			return k, true
-		}
-	}
-	return WorkloadKind{}, false
-}
-
-// MustWorkloadKind is the registered kind called name, which a validated
-// scenario names; anything else is a bug and panics.
-func MustWorkloadKind(name string) WorkloadKind {
-	k, ok := LookupWorkloadKind(name)
-	if !ok {
-		panic(fmt.Sprintf("scenario: workload kind %q is not registered", name))
-	}
-	return k
-}
-
-// AddWorkloadKind registers k after the built-in kinds, for a program or
-// a test that brings its own (TestTestOnlyWorkloadRuns in package
-// wiring); remove takes it out again. A name already registered, or a
-// kind without exactly one constructor, is a bug and panics. It is not
-// safe to call while scenarios are parsed or built.
-func AddWorkloadKind(k WorkloadKind) (remove func()) {
-	if _, ok := LookupWorkloadKind(k.Name); ok {
-		panic(fmt.Sprintf("scenario: workload kind %q is already registered", k.Name))
-	}
-	if (k.NewFlows == nil) == (k.NewTraining == nil) {
-		panic(fmt.Sprintf("scenario: workload kind %q needs exactly one of NewFlows and NewTraining", k.Name))
-	}
-	old := workloadKinds
-	workloadKinds = append(append([]WorkloadKind(nil), workloadKinds...), k)
-	return func() { workloadKinds = old }
-}
-
-func workloadKindNames() []string {
-	names := make([]string, len(workloadKinds))
-	for i, k := range workloadKinds {
+// workloadKindNames are the kinds' names, in listing order.
+func (c *Catalog) workloadKindNames() []string {
+	names := make([]string, len(c.Workloads))
+	for i, k := range c.Workloads {
 		names[i] = k.Name
 	}
 	return names
 }
 
 // Training reports whether w's kind is a training kind.
-func (w *Workload) Training() bool {
-	k, ok := LookupWorkloadKind(w.Kind)
-	return ok && k.NewTraining != nil
+func (c *Catalog) Training(w *Workload) bool {
+	k, ok := c.WorkloadKind(w.Kind)
+	return ok && k.Training
 }
 
 // Label names w for run.parquet and the terminal summary.
-func (w *Workload) Label() string {
-	if k, ok := LookupWorkloadKind(w.Kind); ok && k.Label != nil {
-		return k.Label(w)
+func (c *Catalog) Label(w *Workload) string {
+	if k, ok := c.WorkloadKind(w.Kind); ok && k.Label != nil {
+		wp := *w
+		wp.Params = c.params(w)
+		return k.Label(&wp)
 	}
 	return w.Kind
 }
@@ -256,25 +160,12 @@ func (w *Workload) Label() string {
 // ConfiguredLoad is workload.load for run.parquet, or nil for the kinds
 // that do not read it (all but cloud: incast and storage have their own
 // load fields, training and flow lists none).
-func (w *Workload) ConfiguredLoad() *float64 {
-	if k, ok := LookupWorkloadKind(w.Kind); !ok || !k.ReportsLoad {
+func (c *Catalog) ConfiguredLoad(w *Workload) *float64 {
+	if k, ok := c.WorkloadKind(w.Kind); !ok || !k.ReportsLoad {
 		return nil
 	}
 	l := w.Load
 	return &l
-}
-
-// WorkloadCounters are every registered kind's counters over the
-// generators gens[kind] that the run built, each kind's once.
-func WorkloadCounters(gens map[string][]cloud.Generator, into map[string]int64) {
-	for _, k := range workloadKinds {
-		if k.Counters == nil {
-			continue
-		}
-		for name, v := range k.Counters(gens[k.Name]) {
-			into[name] = v
-		}
-	}
 }
 
 // workloadSub is a kind's sub-map as the decoder found it.
@@ -284,9 +175,9 @@ type workloadSub struct {
 }
 
 // workloadSubNames are the sub-map keys a workload may hold, in listing order.
-func workloadSubNames() []string {
+func (c *Catalog) workloadSubNames() []string {
 	var names []string
-	for _, k := range workloadKinds {
+	for _, k := range c.Workloads {
 		if k.Params != nil {
 			names = append(names, k.Name)
 		}
@@ -308,7 +199,7 @@ func (d *decoder) normaliseWorkloads(s *Scenario) map[*Workload][]string {
 				misplaced[w] = append(misplaced[w], sub.kind)
 			}
 		}
-		if k, ok := LookupWorkloadKind(w.Kind); ok && k.Params != nil && w.Params == nil {
+		if k, ok := d.cat.WorkloadKind(w.Kind); ok && k.Params != nil && w.Params == nil {
 			w.Params = k.Params()
 		}
 	}
@@ -321,66 +212,46 @@ func (d *decoder) normaliseWorkloads(s *Scenario) map[*Workload][]string {
 
 // params is w.Params, or the kind's defaults when a Scenario built in Go
 // left it nil.
-func (w *Workload) params() any {
+func (c *Catalog) params(w *Workload) any {
 	if w.Params != nil {
 		return w.Params
 	}
-	if k, ok := LookupWorkloadKind(w.Kind); ok && k.Params != nil {
+	if k, ok := c.WorkloadKind(w.Kind); ok && k.Params != nil {
 		return k.Params()
 	}
 	return nil
 }
 
-// Traffic is what a built workload is: a flow generator, or a training
-// run (exactly one is set).
-type Traffic struct {
-	Flows      cloud.Generator
-	Training   *Training
-	ClosedLoop ClosedLoop
-}
-
-// Build builds w with its kind's constructor (the kind's defaults when
-// w.Params is nil).
-func (w *Workload) Build(env WorkloadEnv) (Traffic, error) {
-	k := MustWorkloadKind(w.Kind)
+// WithParams is w with Params set: the kind's defaults when w.Params is
+// nil (a Scenario built in Go), for a kind's constructor.
+func (c *Catalog) WithParams(w *Workload) *Workload {
 	wp := *w
-	wp.Params = w.params()
-	if k.NewTraining != nil {
-		tr, err := k.NewTraining(&wp, env)
-		return Traffic{Training: tr}, err
-	}
-	if k.NewClosedLoop != nil {
-		l, err := k.NewClosedLoop(&wp, env)
-		return Traffic{ClosedLoop: l}, err
-	}
-	gen, err := k.NewFlows(&wp, env)
-	return Traffic{Flows: gen}, err
+	wp.Params = c.params(w)
+	return &wp
 }
 
-func (w *Workload) validate(prefix string, n int, known bool, misplaced []string) *FieldError {
+func (w *Workload) validate(c *Catalog, prefix string, n int, known bool, misplaced []string) *FieldError {
 	p := prefix + "."
-	if fe := oneOf(p+"kind", "workload kind", w.Kind, workloadKindNames()); fe != nil {
+	if fe := oneOf(p+"kind", "workload kind", w.Kind, c.workloadKindNames()); fe != nil {
 		return fe
 	}
-	for _, name := range workloadSubNames() {
+	for _, name := range c.workloadSubNames() {
 		if slices.Contains(misplaced, name) {
 			return fieldErr(p+name, "only allowed when %skind is %s (it is %s)", p, name, w.Kind)
 		}
 	}
-	if fe := firstErr(distribution(p+"distribution", w.Distribution), fraction(p+"load", w.Load)); fe != nil {
+	if fe := firstErr(distribution(p+"distribution", w.Distribution, c.distributionNames()), fraction(p+"load", w.Load)); fe != nil {
 		return fe
 	}
 	hosts, fe := hostList(p+"hosts", w.Hosts, n, known)
 	if fe != nil {
 		return fe
 	}
-	k := MustWorkloadKind(w.Kind)
+	k, _ := c.WorkloadKind(w.Kind)
 	if k.Validate == nil {
 		return nil
 	}
-	wp := *w
-	wp.Params = w.params()
-	return k.Validate(&wp, WorkloadCheck{Prefix: p, Hosts: hosts, N: n, Known: known})
+	return k.Validate(c.WithParams(w), WorkloadCheck{Prefix: p, Hosts: hosts, N: n, Known: known, Catalog: c})
 }
 
 // IncastParams are the fields of an incast workload.
@@ -498,10 +369,10 @@ func defaultStorage() *StorageParams {
 	return &StorageParams{Servers: AllHosts, FanOut: 4, ResponseDistribution: "alistorage", RequestLoad: 0.3}
 }
 
-func (c *SimAIParams) validate(p string) *FieldError {
+func (c *SimAIParams) validate(p string, models []string) *FieldError {
 	if strings.TrimSpace(c.File) == "" {
 		if fe := firstErr(
-			oneOf(p+"model", "model", c.Model, simaiModels()),
+			oneOf(p+"model", "model", c.Model, models),
 			oneOf(p+"gpu", "gpu", c.GPU, []string{"a100", "h100"}),
 			between(p+"tp", c.TP, 1, maxHosts),
 			between(p+"dp", c.DP, 0, maxHosts),
@@ -602,7 +473,7 @@ func (c *StorageParams) validate(at WorkloadCheck) *FieldError {
 		return fe
 	}
 	if c.ResponseSize == 0 {
-		if fe := distribution(p+"response_distribution", c.ResponseDistribution); fe != nil {
+		if fe := distribution(p+"response_distribution", c.ResponseDistribution, at.Catalog.distributionNames()); fe != nil {
 			return fe
 		}
 	}
@@ -631,219 +502,4 @@ func (c *StorageParams) validate(at WorkloadCheck) *FieldError {
 		return fieldErr(p+"fan_out", "%d exceeds the %d servers available to a client", c.FanOut, avail)
 	}
 	return nil
-}
-
-func simaiModels() []string {
-	var out []string
-	for _, m := range simai.Models() {
-		out = append(out, m.Name)
-	}
-	return out
-}
-
-func newCloud(w *Workload, env WorkloadEnv) (cloud.Generator, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
-	cdf, err := cloud.Load(w.Distribution)
-	if err != nil {
-		return nil, fmt.Errorf("distribution: %v", err)
-	}
-	if err := env.CheckSize("distribution", cdf.Max()); err != nil {
-		return nil, err
-	}
-	s := env.Scenario
-	return cloud.NewPoisson(cloud.PoissonConfig{Hosts: hostIDs, HostRate: engine.Rate(s.Topology.HostLink), Load: w.Load, CDF: cdf,
-		Stop: engine.Time(s.Duration), Name: "cloud"}, env.Rand)
-}
-
-func newIncast(w *Workload, env WorkloadEnv) (cloud.Generator, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
-	p := w.Params.(*IncastParams)
-	if err := env.CheckSize("incast.flow_size", int64(p.FlowSize)); err != nil {
-		return nil, err
-	}
-	load := p.LoadFraction
-	if p.Period > 0 {
-		load = 0 // a period makes the events periodic; load_fraction is then unused
-	}
-	s := env.Scenario
-	return cloud.NewIncast(cloud.IncastConfig{Hosts: hostIDs, Senders: p.Senders, Receiver: p.Receiver,
-		FlowSize: int64(p.FlowSize), Load: load, HostRate: engine.Rate(s.Topology.HostLink), Period: engine.Time(p.Period),
-		Stop: engine.Time(s.Duration), Name: "incast"}, env.Rand)
-}
-
-// newFlowlist reads the flow list once at build, holding one record, to
-// report any bad record or flow (file:line, a host the topology lacks, a
-// size too large) before the run starts, as when the list was read whole.
-// A list sorted by start_ns, the usual case, is then posted from a cursor
-// over the file during the run: the flows are read as they are posted, so
-// memory does not grow with the list. A list not sorted by start_ns is
-// read whole and stably sorted here (about 0.1 KB per flow until the run
-// ends), as every flow list was before: such files stay valid rather than
-// becoming an error, and a sort that needs the whole list in memory is
-// what an unsorted list costs (workloads/cloud doc.go).
-func newFlowlist(w *Workload, env WorkloadEnv) (cloud.Generator, error) {
-	if _, err := env.HostIDs(w); err != nil {
-		return nil, err
-	}
-	file := w.Params.(*FlowlistParams).File
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("flowlist.file: %v", err)
-	}
-	keep := false
-	defer func() {
-		if !keep {
-			f.Close()
-		}
-	}()
-	scan, err := cloud.ScanFlowList(file, f, func(fl cloud.Flow) error {
-		if fl.Src >= env.Hosts || fl.Dst >= env.Hosts {
-			return fmt.Errorf("flowlist.file: flow %d->%d: the topology has %d hosts", fl.Src, fl.Dst, env.Hosts)
-		}
-		return env.CheckSize(fmt.Sprintf("flowlist.file: flow %d->%d", fl.Src, fl.Dst), fl.Size)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("flowlist.file: %v", err)
-	}
-	if !scan.Sorted {
-		flows, err := cloud.ReadFlowList(file, f)
-		if err != nil {
-			return nil, err
-		}
-		return cloud.NewFlowList(flows), nil
-	}
-	cur, err := cloud.NewFlowListCursor(file, f)
-	if err != nil {
-		return nil, err
-	}
-	keep = true
-	cur.OnEnd = func() { f.Close() }
-	return cur, nil
-}
-
-func newStorage(w *Workload, env WorkloadEnv) (cloud.Generator, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
-	p := w.Params.(*StorageParams)
-	if err := env.CheckSize("storage.response_size", int64(p.ResponseSize)); err != nil {
-		return nil, err
-	}
-	servers, err := p.Servers.Resolve(env.Hosts)
-	if err != nil {
-		return nil, fmt.Errorf("storage.servers: %v", err)
-	}
-	s := env.Scenario
-	cfg := cloud.StorageConfig{Clients: hostIDs, Servers: servers, FanOut: p.FanOut,
-		ResponseSize: int64(p.ResponseSize), Load: p.RequestLoad, HostRate: engine.Rate(s.Topology.HostLink),
-		MeanInterval: engine.Time(p.MeanInterval), Stop: engine.Time(s.Duration), Name: "storage"}
-	if p.MeanInterval > 0 {
-		cfg.Load = 0 // a mean interval sets the request rate; request_load is then unused
-	}
-	if p.ResponseDistribution != "" && p.ResponseSize == 0 {
-		cdf, err := cloud.Load(p.ResponseDistribution)
-		if err != nil {
-			return nil, fmt.Errorf("storage.response_distribution: %v", err)
-		}
-		cfg.ResponseCDF = cdf
-	}
-	return cloud.NewStorage(cfg, env.Rand)
-}
-
-// loadSimAI reads a workload file (or a shipped one by name), or generates
-// one from the model.
-func loadSimAI(p *SimAIParams, gpus int) (*simai.Workload, error) {
-	if f := strings.TrimSpace(p.File); f != "" {
-		if w, err := simai.Shipped(f); err == nil {
-			return w, nil
-		}
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, fmt.Errorf("simai.file: %q is neither a shipped workload (%s) nor a readable file: %v",
-				f, strings.Join(simai.ShippedNames(), ", "), err)
-		}
-		defer fh.Close()
-		return simai.Parse(f, fh)
-	}
-	m, err := simai.ModelByName(p.Model)
-	if err != nil {
-		return nil, fmt.Errorf("simai.model: %v", err)
-	}
-	gpu, err := simai.GPUByName(p.GPU)
-	if err != nil {
-		return nil, fmt.Errorf("simai.gpu: %v", err)
-	}
-	gpu.Efficiency = p.Efficiency
-	if p.Layers > 0 {
-		m.Layers = p.Layers
-	}
-	dp := p.DP
-	if dp == 0 {
-		dp = gpus / p.TP
-	}
-	if dp < 1 || p.TP*dp > gpus {
-		return nil, fmt.Errorf("simai.tp: tp %d x dp %d does not fit %d GPUs", p.TP, dp, gpus)
-	}
-	return simai.Generate(m, simai.Parallelism{TP: p.TP, DP: dp, EP: p.EP, GA: p.GA, OverlapGradReduce: p.OverlapGradReduce}, gpu)
-}
-
-// applyCollectives sets the collective model of cfg (validated: the protocol parses).
-func applyCollectives(c Collectives, cfg *simai.RunConfig) {
-	cfg.SendLatencyTable = c.SendLatencyTable
-	cfg.Protocol, _ = simai.ParseProtocol(c.Protocol)
-	cfg.Channels = c.ForceChannels
-	cfg.OverlapDP = c.OverlapDPCollectives
-}
-
-func newSimAI(w *Workload, env WorkloadEnv) (*Training, error) {
-	p, hosts := w.Params.(*SimAIParams), env.Hosts
-	cfg := simai.DefaultRunConfig()
-	cfg.GPUsPerHost = p.GPUsPerServer
-	cfg.NVLinkRate = engine.Rate(p.NVLink)
-	cfg.Iterations = p.Iterations
-	cfg.SendLatency = engine.Time(p.SendLatency)
-	applyCollectives(p.CollectiveModel(), &cfg)
-	cfg.CommScale = p.CommScale
-	cfg.GPUs = p.GPUs
-	if cfg.GPUs == 0 {
-		cfg.GPUs = hosts
-	}
-	wl, err := loadSimAI(p, cfg.GPUs)
-	if err != nil {
-		return nil, err
-	}
-	if p.GPUs == 0 && wl.AllGPUs > 0 && wl.AllGPUs <= hosts {
-		cfg.GPUs = wl.AllGPUs
-	}
-	if cfg.GPUs > hosts {
-		return nil, fmt.Errorf("simai.gpus: %d GPUs, one NIC each, but the topology has %d hosts", cfg.GPUs, hosts)
-	}
-	if cfg.GPUs%p.GPUsPerServer != 0 {
-		return nil, fmt.Errorf("simai.gpus_per_server: %d GPUs do not fill servers of %d", cfg.GPUs, p.GPUsPerServer)
-	}
-	return &Training{Workload: wl, Config: cfg, NICPerGPU: true}, nil
-}
-
-func newCollective(w *Workload, env WorkloadEnv) (*Training, error) {
-	p, hosts := w.Params.(*CollectiveParams), env.Hosts
-	cfg := simai.DefaultRunConfig()
-	cfg.GPUs = hosts
-	cfg.Iterations = p.Iterations
-	cfg.SendLatency = engine.Time(p.SendLatency)
-	applyCollectives(p.CollectiveModel(), &cfg)
-	wl, err := simai.Microbench(p.Op, int64(p.Bytes), hosts)
-	if err != nil {
-		return nil, fmt.Errorf("collective: %v", err)
-	}
-	return &Training{Workload: wl, Config: cfg, Op: p.Op, Bytes: int64(p.Bytes)}, nil
 }

@@ -221,7 +221,7 @@ func (s *Spec) pointError(p *Point, origins map[string]origin, err error) error 
 // base file is read once.
 func (s *Spec) baseLoader() (func(sets []string) (*scenario.Scenario, error), error) {
 	if s.builtin {
-		return func(sets []string) (*scenario.Scenario, error) { return scenario.Load(s.basePath, sets) }, nil
+		return func(sets []string) (*scenario.Scenario, error) { return wiring.Catalog().Load(s.basePath, sets) }, nil
 	}
 	data, err := os.ReadFile(s.basePath)
 	if err != nil {
@@ -231,7 +231,7 @@ func (s *Spec) baseLoader() (func(sets []string) (*scenario.Scenario, error), er
 		}
 		return nil, &Error{File: s.File, Line: s.baseLine, Path: "base", Msg: msg}
 	}
-	return func(sets []string) (*scenario.Scenario, error) { return scenario.Parse(s.basePath, data, sets) }, nil
+	return func(sets []string) (*scenario.Scenario, error) { return wiring.Catalog().Parse(s.basePath, data, sets) }, nil
 }
 
 // Check builds every point's simulation and drops it, so that what only

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/dcsim/dcsim/analysis"
-	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/wiring"
 )
 
@@ -96,7 +95,7 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 	if opt.Out == "" {
 		return nil, errors.New("sweep: no output directory")
 	}
-	if err := scenario.PrepareDir(opt.Out); err != nil {
+	if err := wiring.PrepareDir(opt.Out); err != nil {
 		return nil, err
 	}
 	workers := opt.Workers

@@ -2,8 +2,6 @@ package wiring
 
 import (
 	"testing"
-
-	"github.com/dcsim/dcsim/scenario"
 )
 
 // nic.ack_class wiring (docs/model.md §3.1, §4.4): auto follows the CC's
@@ -23,7 +21,7 @@ func TestACKClassWiring(t *testing.T) {
 		{[]string{"cc.algorithm=dcqcn", "nic.ack_class=control"}, true, false},
 		{[]string{"cc.algorithm=hpcc", "nic.ack_class=control"}, true, false},
 	} {
-		s, err := scenario.Load("default", append(tc.sets, "topology.kind=star", "topology.hosts=2"))
+		s, err := Catalog().Load("default", append(tc.sets, "topology.kind=star", "topology.hosts=2"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/dcsim/dcsim/scenario"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/dcsim/dcsim/cc"
@@ -41,11 +42,11 @@ type Sim struct {
 	ns3Start bool
 	drivers  []*driver
 	trains   []*trainer
-	loops    []scenario.ClosedLoop // closed-loop workloads (halo)
-	paths    pathCache
-	// gens are the scenario's flow generators by workload kind, for the
-	// kinds' counters.
-	gens map[string][]cloud.Generator
+	// workloads are the scenario's, in start order; loops those of them
+	// that are neither flow generators nor training runs (halo, mpitrace).
+	workloads []Workload
+	loops     []Workload
+	paths     pathCache
 	// nic counts the NICs' concurrent flows and QPs as the run goes, in
 	// training runs (nil otherwise).
 	nic *nicTracker
@@ -91,7 +92,7 @@ func buildTopology(s *scenario.Scenario) (*fabric.Topology, error) {
 				field = tables
 			}
 		}
-		if fe := scenario.CheckFootprint(field, fp); fe != nil {
+		if fe := scenario.CheckFootprint(field, scenario.Footprint(fp)); fe != nil {
 			return nil, fe
 		}
 		return topo, nil
@@ -114,7 +115,7 @@ func build(s *scenario.Scenario, rules ns3Rules) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	alg := scenario.MustAlgorithm(s.CC.Algorithm)
+	alg := algorithmOf(s)
 	spec := alg.Spec(s.CC.Params)
 	if s.Switch.PFCPauseExpiry {
 		return nil, fmt.Errorf("switch.pfc_pause_expiry: true is not supported yet (receivers hold a pause until RESUME, as the reference model does)")
@@ -148,7 +149,7 @@ func build(s *scenario.Scenario, rules ns3Rules) (*Sim, error) {
 	mtu := int64(s.NIC.MTU)
 	rtt, bdp := net.MaxRTTBDP(mtu)
 	ncfg := nicConfig(s, alg, spec, headers, rtt, bdp, rules)
-	newSched, err := scenario.MustScheduler(s.NIC.Scheduler).NewScheduler(s, s.NIC.Params, bdp)
+	newSched, err := schedulerOf(s).New(s, s.NIC.Params, bdp)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func build(s *scenario.Scenario, rules ns3Rules) (*Sim, error) {
 		return nil, err
 	}
 	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, Isolation: iso, BDP: bdp, BaseRTT: rtt,
-		gens: map[string][]cloud.Generator{}, ns3Start: rules.has(ns3EventOrder)}
+		ns3Start: rules.has(ns3EventOrder)}
 	if err := sim.addWorkloads(ncfg.Headers.DataWire(0, spec.HeaderBytes)); err != nil {
 		return nil, err
 	}
@@ -204,10 +205,7 @@ func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, en
 	if spec.NeedsINT && !fcfg.INT {
 		return fcfg, fmt.Errorf("switch.int: off, but cc.algorithm %s needs INT", spec.Name)
 	}
-	fcfg.Router = rules.router(s).New(eng, topo)
-	if a, ok := fcfg.Router.(*fabric.Adaptive); ok {
-		a.FlowletGap, a.FlowletSlots = s.Switch.Routing.FlowletGap.T(), s.Switch.Routing.FlowletSlots
-	}
+	fcfg.Router = rules.router(s).New(eng, topo, s.Switch.Routing)
 	if r := s.Switch.PFCHeadroom; r == scenario.HeadroomSized || r == scenario.HeadroomAuto && !rules.has(ns3Headroom) {
 		fcfg.Headroom = fabric.HeadroomSized
 		if r == scenario.HeadroomAuto {
@@ -243,7 +241,7 @@ func fabricConfig(s *scenario.Scenario, spec cc.Spec, headers rocev2.Headers, en
 // nicConfig is the NICs' configuration for a fabric of maxRtt rtt and
 // maxBdp bdp: transport, ACK and CNP rules, QP mapping, receiver mode,
 // congestion control, and the ns-3 profile's NIC rules.
-func nicConfig(s *scenario.Scenario, alg scenario.Plugin, spec cc.Spec, headers rocev2.Headers, rtt engine.Time, bdp int64, rules ns3Rules) rnic.Config {
+func nicConfig(s *scenario.Scenario, alg *Algorithm, spec cc.Spec, headers rocev2.Headers, rtt engine.Time, bdp int64, rules ns3Rules) rnic.Config {
 	mtu := int64(s.NIC.MTU)
 	ncfg := rnic.Config{
 		MTU:          mtu,
@@ -284,8 +282,8 @@ func nicConfig(s *scenario.Scenario, alg scenario.Plugin, spec cc.Spec, headers 
 }
 
 // addWorkloads builds the scenario's workloads, whose messages carry at
-// most headerWire bytes of headers per packet, and starts the training
-// and closed-loop ones.
+// most headerWire bytes of headers per packet, each with its kind's
+// constructor, and starts them (startRound).
 func (sim *Sim) addWorkloads(headerWire int64) error {
 	s, topo, cl := sim.Scenario, sim.Topology, sim.Cluster
 	slowest := engine.Rate(s.Topology.HostLink)
@@ -299,34 +297,20 @@ func (sim *Sim) addWorkloads(headerWire int64) error {
 		if i > 0 {
 			path = "extra_workloads[" + strconv.Itoa(i-1) + "]"
 		}
-		tf, err := ws[i].Build(scenario.WorkloadEnv{Scenario: s, Hosts: topo.Hosts, MaxMessage: maxMsg, Rand: sim.Engine.Rand(path)})
-		if err == nil && tf.Training != nil {
-			var tr *trainer
-			if tr, err = newTrainer(sim, tf.Training); err == nil {
-				sim.trains = append(sim.trains, tr)
-			}
-		}
+		w := s.Catalog().WithParams(&ws[i])
+		wl, err := workloadKindOf(s, w).New(w, WorkloadEnv{Scenario: s, Hosts: topo.Hosts, MaxMessage: maxMsg, Rand: sim.Engine.Rand(path)})
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
-		if tf.ClosedLoop != nil {
-			sim.loops = append(sim.loops, tf.ClosedLoop)
-		}
-		if tf.Flows != nil {
-			sim.AddGenerator(tf.Flows)
-			sim.gens[ws[i].Kind] = append(sim.gens[ws[i].Kind], tf.Flows)
-		}
+		sim.workloads = append(sim.workloads, wl)
 	}
+	slices.SortStableFunc(sim.workloads, func(a, b Workload) int { return startRound(a) - startRound(b) })
 	cl.OnComplete = sim.complete
-	if len(sim.trains) > 0 {
-		cl.OnSent = sim.sent
-		sim.nic = newNICTracker()
-	}
-	for _, tr := range sim.trains {
-		tr.apply(tr.run.Start(0))
-	}
-	for _, l := range sim.loops {
-		if err := l.Start(cl); err != nil {
+	for _, w := range sim.workloads {
+		if startRound(w) == roundOther {
+			sim.loops = append(sim.loops, w)
+		}
+		if err := w.Start(sim); err != nil {
 			return err
 		}
 	}
@@ -336,10 +320,13 @@ func (sim *Sim) addWorkloads(headerWire int64) error {
 // AddGenerator adds a flow generator beyond the scenario's workloads
 // (before Run). Library users and tests use it for traffic that no
 // workload kind describes.
-func (s *Sim) AddGenerator(g cloud.Generator) {
+func (s *Sim) AddGenerator(g cloud.Generator) { s.addGenerator(g) }
+
+func (s *Sim) addGenerator(g cloud.Generator) *driver {
 	d := &driver{sim: s, gen: g}
 	s.drivers = append(s.drivers, d)
 	d.next()
+	return d
 }
 
 // driver posts one generator's flows at their start times: only its next

@@ -1,7 +1,6 @@
 package wiring
 
 import (
-	"github.com/dcsim/dcsim/scenario"
 	"math"
 	"testing"
 
@@ -26,7 +25,7 @@ func (tk *ticker) Fire(now engine.Time, _ uint8) {
 // ccStar builds a star of n hosts with the named algorithm and posts flows.
 func ccStar(t *testing.T, alg string, n int, flows []cloud.Flow, sets ...string) *Sim {
 	t.Helper()
-	s, err := scenario.Load("default", append([]string{"topology.kind=star", "topology.hosts=" + itoa(n),
+	s, err := Catalog().Load("default", append([]string{"topology.kind=star", "topology.hosts=" + itoa(n),
 		"cc.algorithm=" + alg, "duration=1us", "workload.load=0.0001"}, sets...))
 	if err != nil {
 		t.Fatal(err)

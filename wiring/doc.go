@@ -1,21 +1,42 @@
-// Package wiring turns a validated scenario into a simulation, runs it and
-// writes its outputs: it sits between package scenario (the schema, its
-// defaults, its validation and the plugin tables) and the simulation
-// packages (engine, fabric, rnic, cc, sched, workloads), so that scenario
-// describes a run and wiring builds one.
+// Package wiring is the composition root: it holds the plugin tables,
+// turns a validated scenario into a simulation, runs it and writes its
+// outputs. It sits between package scenario (the schema alone: fields,
+// defaults, validation, printing; no simulation package) and the
+// simulation packages (engine, fabric, rnic, cc, sched, workloads), so
+// that scenario describes a run and wiring builds one; it is the only
+// package that imports the plugins (internal/lint TestPluginImports).
 //
-//	s, err := scenario.Load("default", []string{"workload.load=0.8"})
+//	s, err := wiring.Catalog().Load("default", []string{"workload.load=0.8"})
 //	sim, err := wiring.Build(s)         // topology, fabric, NICs, generators
 //	res := sim.Run(wiring.Options{})    // arrivals until duration, then the drain
 //	err = res.WriteDir("out/my-run")    // flows, run, iterations, collectives, samples parquet
 //
-// Build takes every implementation from its scenario plugin entry: the
-// scheduler's NewScheduler, the algorithm's Spec, the router of the compat
-// profile (scenario.RouterFor), each workload's generator or training run
-// from its kind's constructor (Workload.Build), and reads each scheduler's
-// and workload kind's counters through scenario.SchedulerCounters and
-// scenario.WorkloadCounters; it holds no table of its own, so adding a
-// scheduler, an algorithm or a workload kind never touches this package.
+// # Plugin tables
+//
+// Each scheduler, congestion-control algorithm, router and workload kind
+// is one line in a table here (plugins.go: schedulers, algorithms,
+// routers; workloads.go: workloadKinds) that holds its schema (a
+// scenario.Plugin, RouterKind or WorkloadKind: name, doc line, params
+// with defaults and check) and its constructor: New for a scheduler,
+// router or workload kind, Spec and ReactsToECN for an algorithm, and a
+// scheduler's run.parquet counters. Catalog() is the schema of the
+// built-in tables, which every command parses scenarios with; each entry
+// points back to its line (Impl), so Build takes the implementation from
+// the catalog the scenario was read with. A test or a program with a
+// plugin of its own extends Builtin() and makes its catalog with
+// Tables.Catalog (TestTestOnlySchedulerRuns, TestTestOnlyAlgorithmRuns,
+// TestTestOnlyRouterRuns, TestTestOnlyWorkloadRuns). A new plugin is its
+// package plus one table line; a workload kind whose parameter struct
+// lives in its own package too.
+//
+// Every workload kind's constructor returns a Workload (Start, Done,
+// Check, Counters): a FlowWorkload around a flow generator, a training
+// run, or a ClosedLoop (HaloLoop, MPITraceLoop) whose executor is made on
+// the cluster when it starts. They start in rounds, flow generators, then
+// training runs, then the rest, each in workload order: same-time events
+// fire in the order they were scheduled, and that is the order of earlier
+// versions. Every scheduler's counters are reported, whichever runs, so
+// run.parquet's counters map has the same keys in every run.
 //
 // # The data path
 //

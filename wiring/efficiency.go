@@ -66,8 +66,12 @@ func newEfficiency(s *Sim) *efficiency {
 // HotSpots are the destinations of the scenario's hotspot workloads.
 func (s *Sim) HotSpots() []int {
 	var dsts []int
-	for _, g := range s.gens[scenario.HotSpot] {
-		dsts = append(dsts, g.(*cloud.HotSpots).Dsts...)
+	for _, w := range s.workloads {
+		if f, ok := w.(*FlowWorkload); ok {
+			if h, ok := f.Gen.(*cloud.HotSpots); ok {
+				dsts = append(dsts, h.Dsts...)
+			}
+		}
 	}
 	return dsts
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
-	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
@@ -68,7 +67,7 @@ func TestFlowListCursorRun(t *testing.T) {
 
 	bad := append(append([]string(nil), lines[:300]...), "2,9,100,75000")
 	bad = append(bad, lines[300:]...)
-	s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=8", "workload.kind=flowlist",
+	s, err := Catalog().Load("default", []string{"topology.kind=star", "topology.hosts=8", "workload.kind=flowlist",
 		"workload.flowlist.file=" + write("bad.csv", bad)})
 	if err != nil {
 		t.Fatal(err)

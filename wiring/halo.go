@@ -6,12 +6,11 @@ import (
 	"strings"
 
 	"github.com/dcsim/dcsim/analysis"
-	"github.com/dcsim/dcsim/scenario"
 )
 
-// loopsDone reports whether every closed-loop workload finished.
-func (s *Sim) loopsDone() bool {
-	for _, l := range s.loops {
+// workloadsDone reports whether every workload finished.
+func (s *Sim) workloadsDone() bool {
+	for _, l := range s.workloads {
 		if !l.Done() {
 			return false
 		}
@@ -19,9 +18,9 @@ func (s *Sim) loopsDone() bool {
 	return true
 }
 
-// checkLoops is the first broken invariant of a closed-loop workload.
-func (s *Sim) checkLoops() error {
-	for _, l := range s.loops {
+// checkWorkloads is the first broken invariant of a workload.
+func (s *Sim) checkWorkloads() error {
+	for _, l := range s.workloads {
 		if err := l.Check(); err != nil {
 			return err
 		}
@@ -39,11 +38,11 @@ func (s *Sim) BatchRecords(runID string) []analysis.BatchRecord {
 		return t / 1000
 	}
 	for _, l := range s.loops {
-		h, ok := l.(*scenario.HaloLoop)
-		if !ok || h.Exchange == nil {
+		h, ok := l.(*HaloLoop)
+		if !ok || h.Exec == nil {
 			continue
 		}
-		for i, b := range h.Exchange.Batches {
+		for i, b := range h.Exec.Batches {
 			rows = append(rows, analysis.BatchRecord{RunID: runID, Batch: int64(i), Pair: int64(b.Pair),
 				SrcRank: int64(b.SrcRank), DstRank: int64(b.DstRank), Src: int64(b.Src), Dst: int64(b.Dst),
 				Particles: b.Particles, Bytes: b.Bytes, Writes: int64(b.Writes), HeadReads: int64(b.HeadReads),
@@ -61,7 +60,7 @@ func (s *Sim) BatchRecords(runID string) []analysis.BatchRecord {
 // batches.parquet).
 func (s *Sim) hasHalo() bool {
 	for _, l := range s.loops {
-		if _, ok := l.(*scenario.HaloLoop); ok {
+		if _, ok := l.(*HaloLoop); ok {
 			return true
 		}
 	}
@@ -107,7 +106,7 @@ func (r *Result) haloSummary() string {
 func (s *Sim) mpitraceSummary() string {
 	var b strings.Builder
 	for _, l := range s.loops {
-		m, ok := l.(*scenario.MPITraceLoop)
+		m, ok := l.(*MPITraceLoop)
 		if !ok || m.Exec == nil {
 			continue
 		}
@@ -128,4 +127,4 @@ func (s *Sim) mpitraceSummary() string {
 
 // ClosedLoops are the run's closed-loop workloads (halo, mpitrace), for
 // a caller that reads their own records.
-func (s *Sim) ClosedLoops() []scenario.ClosedLoop { return s.loops }
+func (s *Sim) ClosedLoops() []Workload { return s.loops }

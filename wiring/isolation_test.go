@@ -3,8 +3,6 @@ package wiring
 import (
 	"strings"
 	"testing"
-
-	"github.com/dcsim/dcsim/scenario"
 )
 
 // switch.isolation on a k = 4 fat-tree under an incast of 8 senders over
@@ -144,10 +142,10 @@ func TestCreditLinksRun(t *testing.T) {
 			break
 		}
 	}
-	if _, err := scenario.Parse("x.yaml", scenario.Default().YAML(), []string{"switch.credit={}", "switch.pfc=false"}); err == nil || !strings.Contains(err.Error(), "switch.credit") {
+	if _, err := Catalog().Parse("x.yaml", Catalog().Default().YAML(), []string{"switch.credit={}", "switch.pfc=false"}); err == nil || !strings.Contains(err.Error(), "switch.credit") {
 		t.Errorf("switch.credit without PFC: got %v, want an error naming switch.credit", err)
 	}
-	sc, err := scenario.Parse("x.yaml", scenario.Default().YAML(), []string{"switch.credit.bytes=1000B", "cc.algorithm=none"})
+	sc, err := Catalog().Parse("x.yaml", Catalog().Default().YAML(), []string{"switch.credit.bytes=1000B", "cc.algorithm=none"})
 	if err != nil {
 		t.Fatal(err)
 	}

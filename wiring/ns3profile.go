@@ -67,11 +67,4 @@ func (r ns3Rules) has(rule ns3Rules) bool { return r&rule != 0 }
 // router is the scenario's router under rules: switch.routing's when it
 // names adaptive routing or spraying, else ECMP with the reference's hash
 // when the rules say so and dcsim's salted one when not.
-func (r ns3Rules) router(s *scenario.Scenario) scenario.Router {
-	by := *s // RouterFor picks ECMP's hash by the compat profile
-	by.Compat = scenario.CompatNone
-	if r.has(ns3ECMP) {
-		by.Compat = scenario.CompatHPCCNS3
-	}
-	return scenario.RouterFor(&by)
-}
+func (r ns3Rules) router(s *scenario.Scenario) *Router { return routerFor(s, r.has(ns3ECMP)) }

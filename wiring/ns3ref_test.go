@@ -225,7 +225,7 @@ func (ref *ns3Ref) replayFlows(t testing.TB, cc, compat string, flows []cloud.Fl
 
 func (ref *ns3Ref) replayFile(t testing.TB, cc, compat, file string) *scenario.Scenario {
 	t.Helper()
-	s, err := scenario.Load(filepath.Join(ref.dir, "replay-"+cc+".yaml"), []string{
+	s, err := Catalog().Load(filepath.Join(ref.dir, "replay-"+cc+".yaml"), []string{
 		"topology.file=" + ref.topology,
 		"workload.flowlist.file=" + file,
 		"compat=" + compat,
@@ -644,19 +644,19 @@ func TestNS3ReplayWindow(t *testing.T) {
 // TestCompatField: compat is validated, prints in the resolved scenario
 // and reads back.
 func TestCompatField(t *testing.T) {
-	_, err := scenario.Parse("scenario.yaml", []byte("seed: 1\ncompat: ns3\n"), nil)
+	_, err := Catalog().Parse("scenario.yaml", []byte("seed: 1\ncompat: ns3\n"), nil)
 	if want := `scenario.yaml:2: compat: unknown compat profile "ns3" (valid: none, hpcc-ns3)`; err == nil || err.Error() != want {
 		t.Errorf("got error %v, want %q", err, want)
 	}
 	for _, v := range []string{scenario.CompatNone, scenario.CompatHPCCNS3} {
-		s, err := scenario.Load("default", []string{"compat=" + v})
+		s, err := Catalog().Load("default", []string{"compat=" + v})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Contains(s.YAML(), []byte("\ncompat: "+v+"\n")) {
 			t.Errorf("compat %s: not in the printed scenario", v)
 		}
-		back, err := scenario.Parse("back.yaml", s.YAML(), nil)
+		back, err := Catalog().Parse("back.yaml", s.YAML(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -672,7 +672,7 @@ func TestNS3RuleNames(t *testing.T) {
 	if n := bits.OnesCount32(uint32(ns3AllRules)); n != len(ns3RuleNames) {
 		t.Errorf("%d rules, %d names", n, len(ns3RuleNames))
 	}
-	s, err := scenario.Load("default", []string{"compat=hpcc-ns3"})
+	s, err := Catalog().Load("default", []string{"compat=hpcc-ns3"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func singleBottleneck(t *testing.T, scheduler, cdfFile string, load float64, flo
 // sender's port.
 func singleBottleneckObserved(t *testing.T, observe fabric.Observer, scheduler, cdfFile string, load float64, flows int, sets ...string) (*Sim, *Result) {
 	t.Helper()
-	s, err := scenario.Parse("oracle", scenario.Default().YAML(), append([]string{"nic.scheduler=" + scheduler, "cc.algorithm=none"}, sets...))
+	s, err := Catalog().Parse("oracle", Catalog().Default().YAML(), append([]string{"nic.scheduler=" + scheduler, "cc.algorithm=none"}, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}

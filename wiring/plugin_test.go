@@ -49,15 +49,15 @@ func (s *lowestFirst) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
 	return best, s.class
 }
 
-var lowestFirstPlugin = scenario.Plugin{Name: "test-lowest-first", Doc: "test only: lowest QP id first",
+var lowestFirstPlugin = Scheduler{Plugin: scenario.Plugin{Name: "test-lowest-first", Doc: "test only: lowest QP id first",
 	Params: func(engine.Rate) any { return &lowestFirstParams{Class: 3} },
 	Validate: func(p any) error {
 		if c := p.(*lowestFirstParams).Class; c < 1 || c >= fabric.NumClasses {
 			return &scenario.FieldError{Path: "class", Msg: "must be in 1..7"}
 		}
 		return nil
-	},
-	NewScheduler: func(_ *scenario.Scenario, p any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
+	}},
+	New: func(_ *scenario.Scenario, p any, _ int64) (func(*rnic.Host) rnic.Scheduler, error) {
 		class := uint8(p.(*lowestFirstParams).Class)
 		return func(*rnic.Host) rnic.Scheduler { return &lowestFirst{class: class, ready: map[*rnic.QP]bool{}} }, nil
 	},
@@ -78,13 +78,15 @@ var lowestFirstPlugin = scenario.Plugin{Name: "test-lowest-first", Doc: "test on
 // counter reaches run.parquet's counters map. A bad parameter is reported
 // on its field.
 func TestTestOnlySchedulerRuns(t *testing.T) {
-	t.Cleanup(scenario.AddScheduler(lowestFirstPlugin))
+	tables := Builtin()
+	tables.Schedulers = append(tables.Schedulers, lowestFirstPlugin)
+	cat := tables.Catalog()
 
-	if _, err := scenario.Parse("t.yaml", []byte("nic: {scheduler: test-lowest-first, test-lowest-first: {class: 9}}\n"), nil); err == nil ||
+	if _, err := cat.Parse("t.yaml", []byte("nic: {scheduler: test-lowest-first, test-lowest-first: {class: 9}}\n"), nil); err == nil ||
 		err.Error() != "t.yaml:1: nic.test-lowest-first.class: must be in 1..7" {
 		t.Errorf("class 9: got %v, want t.yaml:1: nic.test-lowest-first.class: must be in 1..7", err)
 	}
-	sim := mustBuild(t, "default", "topology.kind=star", "topology.hosts=8", "duration=200us",
+	sim := mustBuildWith(t, cat, "default", "topology.kind=star", "topology.hosts=8", "duration=200us",
 		"nic.scheduler=test-lowest-first", "nic.test-lowest-first.class=2", "nic.data_class=2")
 	res := sim.Run(Options{})
 	if !res.Drained || res.Run.FlowsDone != res.Run.FlowsTotal || res.Run.FlowsTotal == 0 {

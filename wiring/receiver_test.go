@@ -7,7 +7,6 @@ import (
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/rnic"
-	"github.com/dcsim/dcsim/scenario"
 )
 
 // Without reordering or loss (ECMP keeps a QP on one path, PFC drops
@@ -29,7 +28,7 @@ func TestSelectiveReceiverWithoutReorderingIsInOrder(t *testing.T) {
 }
 
 func TestReceiverKnob(t *testing.T) {
-	if _, err := scenario.Load("default", []string{"nic.receiver=sack"}); err == nil ||
+	if _, err := Catalog().Load("default", []string{"nic.receiver=sack"}); err == nil ||
 		!strings.Contains(err.Error(), `nic.receiver: unknown receiver "sack" (valid: inorder, selective, ooo-eager, ooo-ordered)`) {
 		t.Errorf("nic.receiver=sack: got error %v, want one naming the field and the valid values", err)
 	}
@@ -39,7 +38,7 @@ func TestReceiverKnob(t *testing.T) {
 		atomics   rnic.AtomicOrder
 	}{{"inorder", false, rnic.AtomicResend}, {"selective", true, rnic.AtomicResend},
 		{"ooo-eager", true, rnic.AtomicEager}, {"ooo-ordered", true, rnic.AtomicDeferred}} {
-		s, err := scenario.Load("default", []string{"nic.receiver=" + tc.v, "nic.fence=implicit"})
+		s, err := Catalog().Load("default", []string{"nic.receiver=" + tc.v, "nic.fence=implicit"})
 		if err != nil {
 			t.Fatalf("nic.receiver=%s: %v", tc.v, err)
 		}
@@ -62,7 +61,7 @@ func TestReceiverKnob(t *testing.T) {
 func TestSelectiveReceiverPerPacketAdaptive(t *testing.T) {
 	sets := []string{"topology.kind=fat-tree", "topology.k=4", "duration=500us", "drain_limit=50ms", "workload.load=0.9",
 		"switch.routing.kind=adaptive", "switch.routing.flowlet_gap=0s"}
-	if _, err := scenario.Load("default", sets); err == nil || !strings.Contains(err.Error(), "it needs nic.receiver: selective") {
+	if _, err := Catalog().Load("default", sets); err == nil || !strings.Contains(err.Error(), "it needs nic.receiver: selective") {
 		t.Fatalf("per-packet adaptive under go-back-N: got error %v, want a rejection", err)
 	}
 	sim := mustBuild(t, "default", append(sets, "nic.receiver=selective")...)
@@ -102,7 +101,7 @@ func TestSprayRuns(t *testing.T) {
 	if ooo[0] == 0 || flows != [2]int{flows[0], flows[0]} || ooo != [2]int64{ooo[0], ooo[0]} {
 		t.Errorf("two runs: %v flows, %v packets out of order; want equal, with packets out of order", flows, ooo)
 	}
-	if _, err := scenario.Load("default", sets[:6]); err == nil || !strings.Contains(err.Error(), "spray reorders") {
+	if _, err := Catalog().Load("default", sets[:6]); err == nil || !strings.Contains(err.Error(), "spray reorders") {
 		t.Errorf("spray under go-back-N: got error %v, want a rejection", err)
 	}
 }
@@ -120,7 +119,7 @@ func TestSackKnob(t *testing.T) {
 		{[]string{"nic.receiver=selective", "nic.sack={}"}, 3},
 		{[]string{"nic.receiver=ooo-ordered", "nic.sack.dup_threshold=5", "nic.sack.reorder_window=2us"}, 5},
 	} {
-		s, err := scenario.Load("default", tc.sets)
+		s, err := Catalog().Load("default", tc.sets)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.sets, err)
 		}
@@ -144,7 +143,7 @@ func TestSackKnob(t *testing.T) {
 		{[]string{"nic.receiver=selective", "nic.sack.dup_threshold=0"}, "nic.sack.dup_threshold: must be at least 1, got 0"},
 		{[]string{"nic.receiver=selective", "nic.sack.reorder_window=-1us"}, "nic.sack.reorder_window"},
 	} {
-		if _, err := scenario.Load("default", tc.sets); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Catalog().Load("default", tc.sets); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got error %v, want %q", tc.sets, err, tc.want)
 		}
 	}

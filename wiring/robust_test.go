@@ -53,7 +53,7 @@ func timePaths(t *testing.T, s *scenario.Scenario) []string {
 func TestTimeFieldsCannotOverflow(t *testing.T) {
 	small := []string{"topology.kind=star", "topology.hosts=4", "duration=20us", "workload.load=0.3"}
 	for _, plugin := range []string{"nic.scheduler=fair", "nic.scheduler=storm", "nic.scheduler=pias", "cc.algorithm=dcqcn", "cc.algorithm=hpcc", "cc.algorithm=timely", "cc.algorithm=dctcp"} {
-		base, err := scenario.Load("default", append(small[:len(small):len(small)], plugin))
+		base, err := Catalog().Load("default", append(small[:len(small):len(small)], plugin))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestTimeFieldsCannotOverflow(t *testing.T) {
 				if path != "drain_limit" {
 					set = append(set, "drain_limit=1ms")
 				}
-				s, err := scenario.Load("default", set)
+				s, err := Catalog().Load("default", set)
 				if err != nil {
 					if strings.Contains(err.Error(), "panic") {
 						t.Errorf("%s=%s: %v", path, v, err)
@@ -104,7 +104,7 @@ func TestTimeAndSizeUnitErrors(t *testing.T) {
 		{"switch.buffer=1TiB", `--set switch.buffer=1TiB: switch.buffer: bad size "1TiB": unknown unit "TiB" (valid: B, KB, KiB, MB, MiB, GB, GiB)`},
 		{"switch.buffer=1.5e3KB", `--set switch.buffer=1.5e3KB: switch.buffer: bad size "1.5e3KB": exponent notation is not accepted: write the digits`},
 	} {
-		_, err := scenario.Load("default", []string{tc.set})
+		_, err := Catalog().Load("default", []string{tc.set})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("--set %s: got %v, want %s", tc.set, err, tc.want)
 		}
@@ -136,7 +136,7 @@ func TestYAMLInputBounded(t *testing.T) {
 			t.Errorf("%s: ParseMapping: got %v, want %s", tc.name, err, tc.want)
 		}
 	}
-	if _, err := scenario.Parse("bomb.yaml", []byte(aliasBomb("workload")), nil); err == nil || !strings.Contains(err.Error(), "document too large") {
+	if _, err := Catalog().Parse("bomb.yaml", []byte(aliasBomb("workload")), nil); err == nil || !strings.Contains(err.Error(), "document too large") {
 		t.Errorf("Parse of an alias bomb: got %v, want document too large", err)
 	}
 }
@@ -180,7 +180,7 @@ func TestUnrepresentableValues(t *testing.T) {
 		{[]string{"topology.host_link=1Mbps", "topology.fabric_link=1Mbps", "workload.kind=incast", "workload.incast.flow_size=900000GB"},
 			"workload: incast.flow_size: a 900000000000000 B message is more than the model can represent on this network (at most 275028984877 B: its transfer on the slowest link must take under 2^61 ps)"},
 	} {
-		s, err := scenario.Load("default", tc.sets)
+		s, err := Catalog().Load("default", tc.sets)
 		if err == nil {
 			_, err = Build(s)
 		}
@@ -189,7 +189,7 @@ func TestUnrepresentableValues(t *testing.T) {
 		}
 	}
 	for _, ok := range [][]string{{"switch.buffer=1302880B"}, {"switch.buffer=20960B", "switch.pfc=false"}} {
-		s, err := scenario.Load("default", ok)
+		s, err := Catalog().Load("default", ok)
 		if err == nil {
 			_, err = Build(s)
 		}
@@ -203,7 +203,7 @@ func TestUnrepresentableValues(t *testing.T) {
 // ignores ECN gets no CNPs (issue #15, first use). incast-star, which
 // runs without CC, counted 17,948 CNPs before.
 func TestCCDefaultAndCNPs(t *testing.T) {
-	s, err := scenario.Parse("hand.yaml", []byte("topology: {kind: star, hosts: 4}\n"), nil)
+	s, err := Catalog().Parse("hand.yaml", []byte("topology: {kind: star, hosts: 4}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestSamplesStreamed(t *testing.T) {
 	if z, _ := os.ReadFile(filepath.Join(c, analysis.SamplesFile)); len(z) == 0 || !bytes.Equal(x, z) {
 		t.Errorf("streamed samples.parquet: %d bytes, want WriteSamples's %d, byte for byte", len(x), len(z))
 	}
-	_, err = scenario.Load("default", []string{"trace.interval=1ps"})
+	_, err = Catalog().Load("default", []string{"trace.interval=1ps"})
 	want := "--set trace.interval=1ps: trace.interval: 1ps would write at least 1.09e+13 sample rows (1088 a sample: ports x metrics, a QP a host for qp_rate; x 10000000000 samples in duration 10ms), above the limit of 1e+09: use a longer interval"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
@@ -290,7 +290,13 @@ func TestTrainingCutOffSaysSo(t *testing.T) {
 // mustBuild loads scenario name with sets and builds it.
 func mustBuild(t *testing.T, name string, sets ...string) *Sim {
 	t.Helper()
-	s, err := scenario.Load(name, sets)
+	return mustBuildWith(t, Catalog(), name, sets...)
+}
+
+// mustBuildWith is mustBuild with the scenario read by cat.
+func mustBuildWith(t *testing.T, cat *scenario.Catalog, name string, sets ...string) *Sim {
+	t.Helper()
+	s, err := cat.Load(name, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +321,7 @@ func TestLateFlowSkipsIdleTime(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("src,dst,size_bytes,start_ns\n0,1,1000,9000000000000000\n"), 0o644)
-	s, err := scenario.Load("default", []string{"topology.kind=star", "topology.hosts=4", "workload.kind=flowlist", "workload.flowlist.file=" + bad})
+	s, err := Catalog().Load("default", []string{"topology.kind=star", "topology.hosts=4", "workload.kind=flowlist", "workload.flowlist.file=" + bad})
 	if err == nil {
 		_, err = Build(s)
 	}

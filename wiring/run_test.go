@@ -49,7 +49,7 @@ func TestUnfinishedFlowsRecorded(t *testing.T) {
 // Every built-in scenario builds, and the same seed gives the same run.
 func TestBuiltinsBuildAndRepeat(t *testing.T) {
 	for _, b := range scenario.Builtins() {
-		s, err := scenario.Load(b.Name, []string{"duration=100us", "drain_limit=1ms"})
+		s, err := Catalog().Load(b.Name, []string{"duration=100us", "drain_limit=1ms"})
 		if err != nil {
 			t.Fatalf("%s: %v", b.Name, err)
 		}
@@ -96,7 +96,7 @@ func TestWorkloadKinds(t *testing.T) {
 			map[string]bool{"storage": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := scenario.Load("default", append(append([]string(nil), base...), tc.sets...))
+			s, err := Catalog().Load("default", append(append([]string(nil), base...), tc.sets...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestWorkloadKinds(t *testing.T) {
 // pause time and utilisation and every QP's rate at each interval, with
 // fractions in [0, 1] and non-negative depths.
 func TestSamplerWritesSamples(t *testing.T) {
-	s, err := scenario.Load("incast-star", []string{"duration=300us", "trace.interval=10us", "cc.algorithm=dcqcn"})
+	s, err := Catalog().Load("incast-star", []string{"duration=300us", "trace.interval=10us", "cc.algorithm=dcqcn"})
 	if err != nil {
 		t.Fatal(err)
 	}

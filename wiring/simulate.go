@@ -108,8 +108,8 @@ func (s *Sim) Run(opt Options) *Result {
 	}
 	res := &Result{Sim: s, dir: opt.Dir}
 	if opt.Dir != "" {
-		if res.err = scenario.PrepareDir(opt.Dir); res.err == nil {
-			res.err = scenario.ClearRun(opt.Dir)
+		if res.err = PrepareDir(opt.Dir); res.err == nil {
+			res.err = ClearRun(opt.Dir)
 		}
 	}
 	var smp *sampler
@@ -171,7 +171,7 @@ func (s *Sim) Run(opt Options) *Result {
 				return false
 			}
 		}
-		return k.MessagesDone == k.MessagesPosted && s.trainingDone() && s.loopsDone()
+		return k.MessagesDone == k.MessagesPosted && s.workloadsDone()
 	}
 	for !drained() && eng.Now() < limit && !stopped() {
 		if eng.Run(step(limit)) {
@@ -212,7 +212,7 @@ func (s *Sim) Run(opt Options) *Result {
 	res.waiting, res.spilled = fr.maxWaiting, fr.spilled
 	res.Iterations, res.Collectives = s.trainingRecords(opt.RunID)
 	res.Batches = s.BatchRecords(opt.RunID)
-	if err := s.checkLoops(); res.err == nil {
+	if err := s.checkWorkloads(); res.err == nil {
 		res.err = err
 	}
 	if smp != nil {
@@ -261,7 +261,7 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 	sc := s.Scenario
 	k := &s.Cluster.Counters
 	r := analysis.RunRecord{RunID: opt.RunID, ConfigHash: sc.Hash(), Scenario: sc.Name, Scheduler: sc.NIC.Scheduler,
-		CC: sc.CC.Algorithm, Workload: sc.Workload.Label(), Load: sc.Workload.ConfiguredLoad(), Seed: int64(sc.Seed),
+		CC: sc.CC.Algorithm, Workload: sc.Catalog().Label(&sc.Workload), Load: sc.Catalog().ConfiguredLoad(&sc.Workload), Seed: int64(sc.Seed),
 		Version: opt.Version, SimTimeNs: s.Engine.Now().Nanoseconds(), WallSeconds: wall,
 		Events: int64(s.Engine.Events()), BytesDropped: s.Net.DroppedBytes, PFCPauseFrames: s.Net.PauseFrames,
 		NACKs: k.Nacks, RTOTimeouts: k.RTOs, CNPs: k.CNPs}
@@ -290,9 +290,8 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 			r.Counters[k] = v
 		}
 	}
-	scenario.SchedulerCounters(s.Cluster.Hosts, r.Counters)
-	scenario.WorkloadCounters(s.gens, r.Counters)
-	for _, l := range s.loops {
+	schedulerCounters(s.Scenario.Catalog(), s.Cluster.Hosts, r.Counters)
+	for _, l := range s.workloads {
 		l.Counters(r.Counters)
 	}
 	return r
@@ -331,10 +330,10 @@ func (r *Result) WriteDir(dir string) error {
 	if len(keep) > 0 && filepath.Clean(r.dir) != filepath.Clean(dir) {
 		return fmt.Errorf("write %s: the run streamed its %s into %s (Options.Dir); write it there", dir, strings.Join(keep, " and "), r.dir)
 	}
-	if err := scenario.PrepareDir(dir); err != nil {
+	if err := PrepareDir(dir); err != nil {
 		return err
 	}
-	if err := scenario.ClearRun(dir, keep...); err != nil {
+	if err := ClearRun(dir, keep...); err != nil {
 		return err
 	}
 	if !r.streamsFlows() {
@@ -379,12 +378,12 @@ func (r *Result) Headline() string {
 	}
 	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s%s, seed %d\n",
 		sc.Name, len(r.Sim.Net.HostPorts), sc.Topology.Kind, sc.NIC.Scheduler, sc.CC.Algorithm,
-		sc.Workload.Label(), load, sc.Seed)
+		sc.Catalog().Label(&sc.Workload), load, sc.Seed)
 	fmt.Fprintf(&b, "simulated %v (%d events, %d data packets) in %.1f s: %.0f events/s, %.0f packets/s\n",
 		r.Sim.Engine.Now(), r.Run.Events, k.DataPackets, r.Run.WallSeconds,
 		float64(r.Run.Events)/r.Run.WallSeconds, float64(k.DataPackets)/r.Run.WallSeconds)
 	achieved := ""
-	if !sc.Workload.Training() {
+	if !sc.Catalog().Training(&sc.Workload) {
 		// A training run's duration is only its start window; the load
 		// of the flows that started in it says nothing.
 		achieved = fmt.Sprintf("; achieved load %.3f", r.Run.AchievedLoad)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/dcsim/dcsim/analysis"
-	"github.com/dcsim/dcsim/scenario"
 )
 
 // spill is one run of flow records in increasing FlowID order, written
@@ -37,9 +36,9 @@ type spill struct {
 // newSpill creates a spill file in dir; wrap, when set, wraps its writer
 // (tests inject a full disk through it).
 func newSpill(dir, runID string, wrap func(io.Writer) io.Writer) (*spill, error) {
-	f, err := os.CreateTemp(dir, scenario.FlowSpillPattern)
+	f, err := os.CreateTemp(dir, FlowSpillPattern)
 	if err != nil {
-		return nil, spillError(filepath.Join(dir, scenario.FlowSpillPattern), err)
+		return nil, spillError(filepath.Join(dir, FlowSpillPattern), err)
 	}
 	rf, err := os.Open(f.Name())
 	if err != nil {

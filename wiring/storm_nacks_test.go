@@ -1,7 +1,6 @@
 package wiring
 
 import (
-	"github.com/dcsim/dcsim/scenario"
 	"testing"
 
 	"github.com/dcsim/dcsim/internal/invariants"
@@ -43,7 +42,7 @@ func testNoNACKs(t *testing.T, dist, duration string) {
 		{"srpt-guard-off", []string{"nic.scheduler=srpt", "nic.srpt.guard=off"}, true},
 	} {
 		t.Run(dist+"/"+c.name, func(t *testing.T) {
-			s, err := scenario.Load("storm-cloud", append(append([]string(nil), base...), c.set...))
+			s, err := Catalog().Load("storm-cloud", append(append([]string(nil), base...), c.set...))
 			if err != nil {
 				t.Fatal(err)
 			}

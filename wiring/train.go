@@ -2,7 +2,6 @@ package wiring
 
 import (
 	"fmt"
-	"github.com/dcsim/dcsim/scenario"
 	"strings"
 
 	"github.com/dcsim/dcsim/analysis"
@@ -53,8 +52,10 @@ func (p *trainPost) Fire(now engine.Time, _ uint8) { p.tr.post(now, p.t) }
 func (e *trainSent) Fire(now engine.Time, _ uint8) { e.tr.apply(e.tr.run.Sent(now, e.id)) }
 func (w *trainWake) Fire(now engine.Time, _ uint8) { w.tr.apply(w.tr.run.Wake(now, w.token)) }
 
-func newTrainer(s *Sim, t *scenario.Training) (*trainer, error) {
-	tr := &trainer{sim: s, op: t.Op, bytes: t.Bytes, nicPerGPU: t.NICPerGPU, ranks: t.Config.GPUs}
+// newTrainer makes t's trainer; it runs on the Sim its workload is
+// started on.
+func newTrainer(t *training) (*trainer, error) {
+	tr := &trainer{op: t.Op, bytes: t.Bytes, nicPerGPU: t.NICPerGPU, ranks: t.Config.GPUs}
 	var err error
 	if tr.run, err = simai.NewRun(t.Workload, t.Config); err != nil {
 		return nil, err
@@ -131,16 +132,6 @@ func (s *Sim) trainingRecords(runID string) ([]analysis.IterationRecord, []analy
 		}
 	}
 	return its, cs
-}
-
-// trainingDone reports whether every training workload has finished.
-func (s *Sim) trainingDone() bool {
-	for _, tr := range s.trains {
-		if !tr.run.Finished() {
-			return false
-		}
-	}
-	return true
 }
 
 // TrainingProgress is how far the training workloads are: iterations

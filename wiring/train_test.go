@@ -35,7 +35,7 @@ func runTraining(t *testing.T, iterations int, sets ...string) (*Sim, *Result) {
 // checks that it drained with the given number of iterations.
 func runDrained(t *testing.T, iterations int, sets ...string) (*Sim, *Result) {
 	t.Helper()
-	s, err := scenario.Load("default", append([]string{"duration=1us"}, sets...))
+	s, err := Catalog().Load("default", append([]string{"duration=1us"}, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestNICConcurrency(t *testing.T) {
 // example sweep leaves nic.qp_mapping at per-flow.
 func TestTrainingUsesPerFlowQPs(t *testing.T) {
 	for _, b := range scenario.Builtins() {
-		s, err := scenario.Load(b.Name, nil)
+		s, err := Catalog().Load(b.Name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

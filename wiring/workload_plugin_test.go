@@ -39,7 +39,7 @@ func (r *ring) Next() (cloud.Flow, bool) {
 
 // ringKind is all that makes a scenario able to run the ring: one entry,
 // registered by the test alone.
-var ringKind = scenario.WorkloadKind{Name: "test-ring", Doc: "test only: each host sends to the next",
+var ringKind = WorkloadKind{WorkloadKind: scenario.WorkloadKind{Name: "test-ring", Doc: "test only: each host sends to the next",
 	Params: func() any {
 		return &ringParams{Size: scenario.Size(10 * engine.KB), Every: scenario.Duration(engine.Microsecond), Laps: 1}
 	},
@@ -48,8 +48,8 @@ var ringKind = scenario.WorkloadKind{Name: "test-ring", Doc: "test only: each ho
 			return &scenario.FieldError{Path: at.Prefix + "test-ring.laps", Msg: "must be at least 1"}
 		}
 		return nil
-	},
-	NewFlows: func(w *scenario.Workload, env scenario.WorkloadEnv) (cloud.Generator, error) {
+	}},
+	New: func(w *scenario.Workload, env WorkloadEnv) (Workload, error) {
 		hosts, err := env.HostIDs(w)
 		if err != nil {
 			return nil, err
@@ -58,47 +58,45 @@ var ringKind = scenario.WorkloadKind{Name: "test-ring", Doc: "test only: each ho
 		if err := env.CheckSize("test-ring.size", int64(p.Size)); err != nil {
 			return nil, err
 		}
-		return &ring{hosts: hosts, p: *p}, nil
-	},
-	Counters: func(gens []cloud.Generator) map[string]int64 {
-		var n int64
-		for _, g := range gens {
-			n += g.(*ring).posted
-		}
-		return map[string]int64{"test_ring.posted": n}
+		r := &ring{hosts: hosts, p: *p}
+		return ringWorkload{FlowWorkload: &FlowWorkload{Gen: r}, r: r}, nil
 	},
 }
 
-// TestTestOnlyWorkloadRuns registers a workload kind that exists only in
-// this test, selects it by name with parameters in its own sub-map, and
-// runs it end to end: every flow is the ring's and finishes, its counter
-// reaches run.parquet, the scenario prints and parses back with the
-// sub-map, and a bad parameter or a misplaced sub-map is reported on its
-// field as for the built-in kinds.
+// ringWorkload is a flow workload with a counter of its own.
+type ringWorkload struct {
+	*FlowWorkload
+	r *ring
+}
+
+func (w ringWorkload) Counters(into map[string]int64) { into["test_ring.posted"] += w.r.posted }
+
 func TestTestOnlyWorkloadRuns(t *testing.T) {
-	t.Cleanup(scenario.AddWorkloadKind(ringKind))
+	tables := Builtin()
+	tables.Workloads = append(tables.Workloads, ringKind)
+	cat := tables.Catalog()
 
 	for _, tc := range []struct{ in, want string }{
 		{"workload: {kind: test-ring, test-ring: {laps: 0}}\n", "t.yaml:1: workload.test-ring.laps: must be at least 1"},
 		{"workload: {kind: cloud, test-ring: {laps: 2}}\n", "t.yaml:1: workload.test-ring: only allowed when workload.kind is test-ring (it is cloud)"},
 		{"workload: {kind: test-ring, test-ring: {lap: 2}}\n", `t.yaml:1: workload.test-ring.lap: unknown field "lap" (valid: size, every, laps)`},
 	} {
-		if _, err := scenario.Parse("t.yaml", []byte(tc.in), nil); err == nil || err.Error() != tc.want {
+		if _, err := cat.Parse("t.yaml", []byte(tc.in), nil); err == nil || err.Error() != tc.want {
 			t.Errorf("%q: got %v, want %s", tc.in, err, tc.want)
 		}
 	}
 	sets := []string{"topology.kind=star", "topology.hosts=8", "duration=200us",
 		"workload.kind=test-ring", "workload.test-ring.laps=3", "workload.test-ring.size=20KB"}
-	s, err := scenario.Load("default", sets)
+	s, err := cat.Load("default", sets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if y := string(s.YAML()); !strings.Contains(y, "  test-ring:\n    size: 20KB\n") {
 		t.Errorf("YAML lacks the kind's sub-map:\n%s", y)
-	} else if back, err := scenario.Parse("back.yaml", s.YAML(), nil); err != nil || back.Hash() != s.Hash() {
+	} else if back, err := cat.Parse("back.yaml", s.YAML(), nil); err != nil || back.Hash() != s.Hash() {
 		t.Errorf("printed scenario: parse %v, hash %s, want %s", err, back.Hash(), s.Hash())
 	}
-	sim := mustBuild(t, "default", sets...)
+	sim := mustBuildWith(t, cat, "default", sets...)
 	res := sim.Run(Options{})
 	const want = 8 * 3
 	if !res.Drained || res.Run.FlowsDone != want || res.Run.FlowsTotal != want {

@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/wiring"
 )
 
@@ -214,7 +213,7 @@ func benchScenarioIn(b *testing.B, dir, name string, sets ...string) {
 	var cpu float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		s, err := scenario.Load(name, sets)
+		s, err := wiring.Catalog().Load(name, sets)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -267,7 +266,7 @@ func BenchmarkBuild(b *testing.B) {
 			var cpu float64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				s, err := scenario.Load("default", []string{"topology.kind=fat-tree", fmt.Sprintf("topology.k=%d", k)})
+				s, err := wiring.Catalog().Load("default", []string{"topology.kind=fat-tree", fmt.Sprintf("topology.k=%d", k)})
 				if err != nil {
 					b.Fatal(err)
 				}

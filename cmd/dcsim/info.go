@@ -14,7 +14,6 @@ import (
 	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/sweep"
 	"github.com/dcsim/dcsim/wiring"
-	"github.com/dcsim/dcsim/workloads/cloud"
 )
 
 func newShowCmd() *cobra.Command {
@@ -52,19 +51,19 @@ func newScenariosCmd() *cobra.Command {
 				fmt.Fprintf(w, "%s\t%s\n", b.Name, b.Doc)
 			}
 			fmt.Fprintln(w, "\nSCHEDULER (nic.scheduler)\tDESCRIPTION")
-			for _, p := range scenario.Schedulers() {
+			for _, p := range wiring.Catalog().Schedulers {
 				fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Doc)
 			}
 			fmt.Fprintln(w, "\nCC (cc.algorithm)\tDESCRIPTION")
-			for _, p := range scenario.Algorithms() {
+			for _, p := range wiring.Catalog().Algorithms {
 				fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Doc)
 			}
 			fmt.Fprintln(w, "\nWORKLOAD (workload.kind)\tDESCRIPTION")
-			for _, k := range scenario.WorkloadKinds() {
+			for _, k := range wiring.Catalog().Workloads {
 				fmt.Fprintf(w, "%s\t%s\n", k.Name, k.Doc)
 			}
 			fmt.Fprintln(w, "\nDISTRIBUTION (workload.distribution)\tMEAN (linear rule)\tMAX\tSOURCE")
-			for _, d := range cloud.Describe() {
+			for _, d := range wiring.Catalog().Distributions {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Name, analysis.HumanSize(int64(d.MeanLinear)), analysis.HumanSize(d.Max), d.Title)
 			}
 			return w.Flush()
@@ -93,9 +92,9 @@ reads standard input. An empty file or input is bad input.`,
 			}
 			var s *scenario.Scenario
 			if data == nil {
-				s, err = scenario.Load(name, nil)
+				s, err = wiring.Catalog().Load(name, nil)
 			} else {
-				s, err = scenario.Parse(name, data, nil)
+				s, err = wiring.Catalog().Parse(name, data, nil)
 			}
 			if err != nil {
 				return badInput(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 // stdinArg is the SCENARIO or FILE argument that reads standard input;
@@ -35,19 +36,19 @@ func readStdin(cmd *cobra.Command) ([]byte, error) {
 // loadScenario is scenario.Load, with "-" for standard input.
 func loadScenario(cmd *cobra.Command, arg string, sets []string) (*scenario.Scenario, error) {
 	if arg != stdinArg {
-		return scenario.Load(arg, sets)
+		return wiring.Catalog().Load(arg, sets)
 	}
 	data, err := readStdin(cmd)
 	if err != nil {
 		return nil, err
 	}
-	return scenario.Parse(stdinName, data, sets)
+	return wiring.Catalog().Parse(stdinName, data, sets)
 }
 
 // validateInput reads what "dcsim validate ARG" checks, once: a pipe
 // (-, /dev/stdin, <(...)) cannot be read a second time, and the first
 // read decides whether it is a sweep or a scenario. It returns the name
-// for messages and the data; no data means scenario.Load(name) (a
+// for messages and the data; no data means wiring.Catalog().Load(name) (a
 // built-in, or a file that could not be read, which Load words the
 // error for). An empty file is bad input here: it would validate as a
 // scenario of defaults, which is not what anyone means to check.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/dcsim/dcsim/scenario"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 // lockOut takes the lock on --out (scenario.LockDir) for this command, or
@@ -38,7 +39,7 @@ func lockOut(stderr io.Writer, dir, part string) (*scenario.DirLock, error) {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	if part == "" {
-		if err := scenario.RemoveTempFiles(dir); err != nil {
+		if err := wiring.RemoveTempFiles(dir); err != nil {
 			l.Unlock()
 			return nil, fmt.Errorf("--out: %w", err)
 		}

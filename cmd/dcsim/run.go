@@ -14,7 +14,6 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/wiring"
 )
 
@@ -81,7 +80,7 @@ error writing --out (a full disk), with exit 1.`,
 			if out == "" {
 				out = s.DefaultDir()
 			}
-			if err := scenario.PrepareDir(out); err != nil {
+			if err := wiring.PrepareDir(out); err != nil {
 				return badInput(fmt.Errorf("--out: %w", err))
 			}
 			lock, err := lockOut(cmd.ErrOrStderr(), out, "")

@@ -116,7 +116,7 @@ Then "dcsim report OUT".`,
 			if err := spec.Check(points); err != nil {
 				return badInput(err)
 			}
-			if err := scenario.PrepareDir(out); err != nil {
+			if err := wiring.PrepareDir(out); err != nil {
 				return badInput(fmt.Errorf("--out: %w", err))
 			}
 			part := "" // the whole sweep: no other sweep or run into out
@@ -280,7 +280,7 @@ func runOnePoint(ctx context.Context, cmd *cobra.Command, sweepName string, all 
 	}
 	p := &all[index]
 	dir := sweep.Dir(out, p)
-	if err := scenario.PrepareDir(out); err != nil {
+	if err := wiring.PrepareDir(out); err != nil {
 		return badInput(fmt.Errorf("--out: %w", err))
 	}
 	// The point alone: a whole sweep into out excludes it, other points
@@ -290,7 +290,7 @@ func runOnePoint(ctx context.Context, cmd *cobra.Command, sweepName string, all 
 		return err
 	}
 	defer lock.Unlock()
-	if err := scenario.PrepareDir(dir); err != nil {
+	if err := wiring.PrepareDir(dir); err != nil {
 		return badInput(fmt.Errorf("--out: %w", err))
 	}
 	applyPointMemory(p, dir)

@@ -172,7 +172,7 @@ type result struct {
 }
 
 func runOne(sets []string) (*result, error) {
-	s, err := scenario.Load("arn-afi", sets)
+	s, err := wiring.Catalog().Load("arn-afi", sets)
 	if err != nil {
 		return nil, err
 	}

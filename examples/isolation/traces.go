@@ -126,11 +126,11 @@ func incastAt(app string, last bool, sets []string) int64 {
 	if app != "inception-v3" {
 		return 0
 	}
-	s, err := scenario.Parse("mpitrace-incast.yaml", []byte(traceScenario), sets)
+	s, err := wiring.Catalog().Parse("mpitrace-incast.yaml", []byte(traceScenario), sets)
 	if err != nil {
 		return 0
 	}
-	prog, err := s.Workload.Params.(*scenario.MPITraceParams).Program()
+	prog, err := wiring.MPITraceProgram(s.Workload.Params.(*scenario.MPITraceParams))
 	if err != nil {
 		return 0
 	}
@@ -152,7 +152,7 @@ func time(ns int64) string { return strconv.FormatInt(ns, 10) + "ns" }
 type traceResult struct{ exec, nacks, rtos, pauses, resent, incastDone int64 }
 
 func traceRun(sets []string) (traceResult, error) {
-	s, err := scenario.Parse("mpitrace-incast.yaml", []byte(traceScenario), sets)
+	s, err := wiring.Catalog().Parse("mpitrace-incast.yaml", []byte(traceScenario), sets)
 	if err != nil {
 		return traceResult{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,12 +141,9 @@ var plugins = []string{"cc/dcqcn", "cc/hpcc", "cc/timely", "cc/dctcp", "cc/none"
 	"sched/storm", "sched/baselines", "workloads/", "fabric/isolation"}
 
 // pluginImporters are the packages allowed to import plugins: the
-// composition root, and (until issue 28 moves the plugin tables out of
-// it) scenario; cmd/dcsim lists the flow-size distributions.
+// composition root alone. (A key "PKG DEP" would allow one import.)
 var pluginImporters = map[string]string{
-	"wiring":                    "the composition root",
-	"scenario":                  "holds the plugin tables today; issue 28 moves them to the composition root",
-	"cmd/dcsim workloads/cloud": "dcsim scenarios lists the distributions (cloud.Describe)",
+	"wiring": "the composition root",
 }
 
 func isPlugin(pkg string) bool {
@@ -172,6 +170,26 @@ func TestPluginImports(t *testing.T) {
 			}
 			if pluginImporters[f.pkg] == "" && pluginImporters[f.pkg+" "+dep] == "" {
 				t.Errorf("%s: %s imports the plugin %s: only the composition root (wiring) may", f.path, f.pkg, dep)
+			}
+		}
+	}
+}
+
+// schemaImports are all that scenario, the schema, may import of this
+// module: units (engine) and text helpers. It imports no simulation
+// package, so that a tool that only reads and writes scenarios can import
+// it, and its plugin tables come from the composition root (issue 28).
+var schemaImports = []string{"engine", "internal/textline"}
+
+func TestScenarioIsSchema(t *testing.T) {
+	for _, f := range sources(t) {
+		if f.pkg != "scenario" {
+			continue
+		}
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if dep, ok := strings.CutPrefix(p, module); ok && !slices.Contains(schemaImports, dep) {
+				t.Errorf("%s: scenario imports %s: the schema imports only %s", f.path, dep, strings.Join(schemaImports, ", "))
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/wiring"
 	"github.com/dcsim/dcsim/workloads/mpitrace"
 )
@@ -13,7 +12,7 @@ import (
 func run(t *testing.T, sets ...string) (*wiring.Result, *mpitrace.Exec) {
 	t.Helper()
 	base := []string{"topology.kind=fat-tree", "topology.k=4", "cc.algorithm=none", "duration=1us", "drain_limit=100ms", "workload.kind=mpitrace"}
-	s, err := scenario.Parse("mpitrace.yaml", scenario.Default().YAML(), append(base, sets...))
+	s, err := wiring.Catalog().Parse("mpitrace.yaml", wiring.Catalog().Default().YAML(), append(base, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +21,7 @@ func run(t *testing.T, sets ...string) (*wiring.Result, *mpitrace.Exec) {
 		t.Fatal(err)
 	}
 	res := sim.Run(wiring.Options{})
-	x := sim.ClosedLoops()[0].(*scenario.MPITraceLoop).Exec
+	x := sim.ClosedLoops()[0].(*wiring.MPITraceLoop).Exec
 	if err := x.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +131,7 @@ func TestMPITraceBadInput(t *testing.T) {
 		if strings.Contains(set, "forward") {
 			base = append(base, "workload.mpitrace.app=inception-v3")
 		}
-		_, err := scenario.Parse("bad.yaml", scenario.Default().YAML(), base)
+		_, err := wiring.Catalog().Parse("bad.yaml", wiring.Catalog().Default().YAML(), base)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error naming %s", set, err, want)
 		}
