@@ -184,6 +184,11 @@ type Cluster struct {
 	nextQP  int64
 	nextMsg int64
 	recvCfg rocev2.ReceiverConfig
+	// newSender and newRx make a QP's requester and receive state:
+	// go-back-N or selective repeat (Config.Selective), chosen once in
+	// NewCluster.
+	newSender func() rocev2.Sender
+	newRx     func() *rxQP
 	// byID finds every open QP and its receive state by id (ids are
 	// cluster-wide and dense), in pages that are freed once all their
 	// QPs have closed (qpTable).
@@ -216,7 +221,15 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 		return nil, fmt.Errorf("nic: no congestion-control algorithm")
 	}
 	c := &Cluster{Sim: net.Sim, Net: net, Cfg: cfg,
-		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval, Sack: cfg.DupThresh > 0}}
+		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval,
+			Sack: cfg.DupThresh > 0, KeepAtomics: cfg.Atomics != AtomicResend},
+		newSender: func() rocev2.Sender { return &rocev2.GBNSender{} }, newRx: newGBNRx}
+	if cfg.Selective {
+		c.newSender = func() rocev2.Sender {
+			return &rocev2.SelectiveSender{DupThresh: cfg.DupThresh, MTU: cfg.MTU, ReorderWindow: cfg.ReorderWindow}
+		}
+		c.newRx = newSelectiveRx
+	}
 	for i := range net.HostPorts {
 		h := &Host{c: c, ID: i, pairs: map[int32]*pairQPs{},
 			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}

@@ -17,7 +17,7 @@ func (h *Host) updateReady(qp *QP) {
 }
 
 func (h *Host) updateReadyAt(qp *QP, freeAt engine.Time) {
-	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.inFlight() < qp.window) &&
+	want := !qp.closed && qp.st.Nxt < qp.st.End && (qp.window == 0 || qp.tx.InFlight() < qp.window) &&
 		(!qp.waiting() || !qp.held())
 	if want && qp.nextAvail > freeAt {
 		if qp.pacedIdx < 0 {
@@ -119,7 +119,7 @@ func (h *Host) ns3Wake(now engine.Time) {
 	}
 	t := engine.Never
 	for _, qp := range h.qps {
-		if qp.tx.Unsent() > 0 {
+		if qp.st.Unsent() > 0 {
 			t = min(t, qp.nextAvail)
 		}
 	}
@@ -181,13 +181,8 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	c := h.c
 	cfg := &c.Cfg
 	m := qp.msgs[qp.hol]
-	seq := qp.tx.Nxt
-	n := min(cfg.MTU, m.end-seq)
-	if qp.sr != nil {
-		if _, k, ok := qp.sr.Next(cfg.MTU); ok {
-			n = min(n, k) // a hole may end before its message does
-		}
-	}
+	seq, n, _ := qp.tx.Next(cfg.MTU) // a hole may end before its message does
+	n = min(n, m.end-seq)
 	p := c.Net.Pool.Get()
 	p.Kind = fabric.Data
 	p.Class = class
@@ -215,13 +210,7 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	if seq == m.start && m.FirstClass < 0 && m.wait() != nil {
 		qp.ext.waits--
 	}
-	var retx int64
-	if qp.sr != nil {
-		retx = qp.sr.Sent(seq, n)
-		qp.syncSR()
-	} else {
-		retx = qp.tx.Sent(n)
-	}
+	retx := qp.tx.Sent(seq, n)
 	if retx > 0 && payload > 0 {
 		m.Retransmitted += retx
 		c.Counters.Retransmitted += retx
@@ -249,14 +238,8 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 			m.lastSent = true
 			c.OnSent(m, now+h.port.Rate.TxTime(int64(p.Size)))
 		}
-		if qp.sr == nil {
-			qp.hol++
-			h.sched.HOLChanged(qp)
-		}
 	}
-	if qp.sr != nil {
-		qp.rewound() // the next unit may be a hole in an earlier message or new data
-	}
+	qp.rewound() // the next unit: the next message, or under selective repeat a hole in an earlier one
 	h.sched.Sent(qp, p)
 	if c.Observer != nil {
 		c.Observer.Sent(now, qp, p)

@@ -123,8 +123,9 @@ func TestResponderAtomicModes(t *testing.T) {
 		{"ooo-ordered", true, rnic.AtomicDeferred, writeAt},
 		{"ooo-eager", true, rnic.AtomicEager, faaAt},
 	} {
-		r := sprayRig(t, tc.selective, rnic.Mapping{Pool: 1})
-		r.c.Cfg.Atomics = tc.mode
+		r := twoPathRig(t, spray{}, 2*engine.Microsecond, nil, func(c *rnic.Config) {
+			c.Selective, c.Mapping, c.Atomics = tc.selective, rnic.Mapping{Pool: 1}, tc.mode
+		})
 		var placed, executed []engine.Time
 		r.c.OnPlace = func(now engine.Time, _ *rnic.Host, _ *fabric.Packet) { placed = append(placed, now) }
 		r.c.OnAtomic = func(now engine.Time, at *rnic.Host, m *rnic.Message) uint64 {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
 func (h *Host) qpFor(m *Message) *QP {
@@ -66,20 +65,21 @@ func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 		c.freeQPs[n-1] = nil
 		c.freeQPs = c.freeQPs[:n-1]
 		c.reusedQPs++
-		old, msgs := qp.cc, qp.msgs
+		old, msgs, tx := qp.cc, qp.msgs, qp.tx
 		*qp = fresh
 		qp.msgs = msgs[:0]
 		if r, ok := old.(cc.Resetter); ok {
 			r.Reset()
 			qp.cc = old
 		}
+		tx.Reset()
+		qp.tx = tx
 	} else {
 		qp = new(QP)
 		*qp = fresh
+		qp.tx = c.newSender()
 	}
-	if c.Cfg.Selective {
-		qp.sr = &rocev2.SelectiveSender{DupThresh: c.Cfg.DupThresh, MTU: c.Cfg.MTU, ReorderWindow: c.Cfg.ReorderWindow}
-	}
+	qp.st = qp.tx.State()
 	if qp.cc == nil {
 		qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
 	}
