@@ -28,9 +28,9 @@ type Host struct {
 	// pairPort[dst] is the next source port towards dst (Compat.PairPorts).
 	pairPort map[int32]uint16
 
-	wakeAt     engine.Time
-	staleWakes []engine.Time // Compat.NS3Egress: times of wake-ups ns3WakeEarlier cancelled, still queued
-	rtoCheckAt engine.Time   // pending RTO check event, Never if none
+	egress     egressLoop
+	wakeAt     engine.Time // pending pacing wake-up, Never if none
+	rtoCheckAt engine.Time // pending RTO check event, Never if none
 	fb         cc.Feedback
 	expired    []*QP
 	// responders[q] is the responder context answering READs of the

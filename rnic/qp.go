@@ -195,30 +195,15 @@ func (qp *QP) changedRate() bool {
 // a rate change (docs/model.md §5.1), re-arms its timer and updates readiness.
 func (qp *QP) applyCC(now engine.Time) {
 	r := qp.cc.Rate()
-	cp := &qp.host.c.Cfg.Compat
-	changeRate := cp.RepaceOnChangeRate && qp.host.c.Cfg.CC.ChangeRate
+	h := qp.host
 	if r != qp.rate {
-		if cp.RepaceOnChangeRate {
-			if changeRate {
-				qp.nextAvail += r.TxTimeWholeNs(qp.lastSize) - qp.rate.TxTimeWholeNs(qp.lastSize)
-			}
-		} else if qp.lastSize > 0 && qp.nextAvail > now {
-			old := qp.rate.TxTime(qp.lastSize)
-			nw := r.TxTime(qp.lastSize)
-			qp.nextAvail += nw - old
-		}
-		if o := qp.host.c.Observer; o != nil {
+		h.c.pacing.repace(qp, now, r)
+		if o := h.c.Observer; o != nil {
 			o.RateChange(now, qp, qp.rate, r)
 		}
 		qp.rate = r
 	}
-	if changeRate && cp.NS3Egress && qp.changedRate() {
-		// ChangeRate runs on every HPCC update that computed a rate,
-		// changed or not, and pulls a later pending wake-up to the QP's
-		// pacing time (rdma-hw.cc UpdateRateHp, ChangeRate;
-		// QbbNetDevice::UpdateNextAvail).
-		qp.host.ns3WakeEarlier(now, qp.nextAvail)
-	}
+	h.egress.rateApplied(now, qp)
 	qp.window = qp.cc.Window()
 	qp.armCC(now)
 	if !qp.closed {
@@ -263,9 +248,7 @@ func (qp *QP) Fire(now engine.Time, _ uint8) {
 		qp.cc.OnTimer(now)
 	}
 	qp.applyCC(now)
-	if !qp.host.c.Cfg.Compat.NS3Egress {
-		qp.host.port.Kick(now)
-	}
+	qp.host.egress.ccTimer(now)
 }
 
 // timeout is a retransmission timeout: go back to the first unacknowledged

@@ -94,24 +94,7 @@ func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 }
 
 // nextPort is the source port of a new QP towards dst.
-func (h *Host) nextPort(dst int32) uint16 {
-	if h.c.Cfg.Compat.PairPorts {
-		if h.pairPort == nil {
-			h.pairPort = map[int32]uint16{}
-		}
-		p, ok := h.pairPort[dst]
-		if !ok || p < 10000 {
-			p = 10000
-		}
-		h.pairPort[dst] = p + 1
-		return p
-	}
-	h.sport++
-	if h.sport < 10000 {
-		h.sport = 10000
-	}
-	return h.sport
-}
+func (h *Host) nextPort(dst int32) uint16 { return h.c.portFor(h, dst) }
 
 func (h *Host) closeQP(qp *QP) {
 	if qp.ready {

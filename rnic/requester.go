@@ -221,20 +221,7 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 		c.Observer.Acked(now, qp, p)
 	}
 	if qp.perFlow && len(qp.msgs) == 0 {
-		if cp := &c.Cfg.Compat; cp.NS3Egress && cp.RepaceOnChangeRate && c.Cfg.CC.ChangeRate && qp.changedRate() {
-			// ns-3's ReceiveAck runs HandleAckHp after QpComplete, so the
-			// last ACK's ChangeRate, when its update makes one (not on a
-			// QP's first ACK: a one-packet flow's), still pulls the NIC's
-			// pending wake-up to the finished QP's (past) pacing time
-			// (rdma-hw.cc ReceiveAck, UpdateRateHp, ChangeRate;
-			// QbbNetDevice::UpdateNextAvail).
-			r := qp.cc.Rate()
-			h.ns3WakeEarlier(now, qp.nextAvail+r.TxTimeWholeNs(qp.lastSize)-qp.rate.TxTimeWholeNs(qp.lastSize))
-		}
-		h.closeQP(qp)
-		if c.Cfg.Compat.NS3Egress {
-			h.port.Kick(now)
-		}
+		h.egress.finished(now, qp)
 		return
 	}
 	qp.applyCC(now)
