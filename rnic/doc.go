@@ -72,9 +72,9 @@
 // (Mittal et al., SIGCOMM 2018, section 3.1; rocev2.SelectiveSender and
 // SelectiveReceiver). The NIC reads the sender's rocev2.Stream (Una, Nxt,
 // End, HighSent) for readiness, the HOL, the scheduler's view and Check,
-// re-finds the HOL after every sender call, and has one receive path: a
-// packet is kept when the receiver holds it after the call and did not
-// before, and what waits for the in-order point (a READ response's end,
+// re-finds the HOL after every sender call, and has one receive path on
+// the receiver's rocev2.Answer (a duplicate, or kept: in order or held
+// above the cumulative point), where what waits for the in-order point (a READ response's end,
 // an ATOMIC kept out of order) is acted on when the point passes it, at
 // once under go-back-N. Where the two transports differ in the rules of
 // InfiniBand rather than in their state, the difference is the

@@ -39,18 +39,20 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 		h.lateDuplicate(now, p, op, units)
 		return
 	}
-	r := rx.r
-	before := r.InOrder()
-	dup := r.Holds(p.Seq, units)
-	resp, seq, sack, echo := r.Receive(now, rocev2.Segment{Seq: p.Seq, N: units, CE: p.CE, Last: p.Last, Op: op}, &c.recvCfg)
-	kept := !dup && r.Holds(p.Seq, units)
-	if invariants.Enabled && r.InOrder() < before {
-		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, r.InOrder(), p.Seq))
+	var before int64
+	if invariants.Enabled {
+		before = rx.r.InOrder()
 	}
+	a := rx.r.Receive(now, rocev2.Segment{Seq: p.Seq, N: units, CE: p.CE, Last: p.Last, Op: op}, &c.recvCfg)
+	if invariants.Enabled && a.InOrder < before {
+		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, a.InOrder, p.Seq))
+	}
+	resp := a.Resp
+	held := a.Kept && p.Seq >= a.InOrder // kept above the in-order point (selective repeat)
 	switch {
-	case dup:
+	case a.Duplicate:
 		c.Counters.DuplicateData++
-	case !kept || r.InOrder() == before:
+	case !a.Kept || held:
 		c.Counters.OutOfOrderData++
 	}
 	if p.CE && c.Cfg.CNP == CNPPacket {
@@ -58,12 +60,12 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	}
 	var atomic *Message
 	readEnd := int64(-1)
-	if kept {
+	if a.Kept {
 		c.Counters.PayloadInOrder += int64(p.Payload) // in order, or held: it will be
 		switch {
 		case op == rocev2.ReadRequest:
 			h.respond(p)
-		case op.Request() && p.Seq > before:
+		case op.Request() && held:
 			h.holdAtomic(now, rx, p)
 		case op.Request():
 			if atomic = h.execute(now, p); atomic == nil {
@@ -87,10 +89,10 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 		atomic = h.execute(now, p)
 	}
 	if resp != rocev2.None {
-		h.reply(now, p, resp, seq, sack, echo, atomic)
+		h.reply(now, p, resp, a.Seq, a.Sack, a.Echo, atomic)
 	}
-	h.passed(now, rx, p, readEnd)
-	if c.Cfg.Mapping.PerFlow && rx.lastEnd > 0 && r.InOrder() >= rx.lastEnd && r.Held() == 0 {
+	h.passed(now, rx, p, a.InOrder, readEnd)
+	if c.Cfg.Mapping.PerFlow && rx.lastEnd > 0 && a.InOrder >= rx.lastEnd && rx.r.Held() == 0 {
 		c.byID.setRx(p.QP, finishedRx) // a per-flow QP's receive state ends with its message
 	}
 }
@@ -117,12 +119,11 @@ func (h *Host) holdAtomic(now engine.Time, rx *rxQP, p *fabric.Packet) {
 	x.atomics = slices.Insert(x.atomics, i, m)
 }
 
-// passed acts on what the in-order point has passed: the held ATOMICs
-// (executed, if not yet, and ATOMIC ACKed) and the ends of READ responses,
-// the one of p (readEnd, -1 if none) among them; a READ response whose
-// end lies beyond the point waits there.
-func (h *Host) passed(now engine.Time, rx *rxQP, p *fabric.Packet, readEnd int64) {
-	at := rx.r.InOrder()
+// passed acts on what the in-order point, now at, has passed: the held
+// ATOMICs (executed, if not yet, and ATOMIC ACKed) and the ends of READ
+// responses, the one of p (readEnd, -1 if none) among them; a READ
+// response whose end lies beyond the point waits there.
+func (h *Host) passed(now engine.Time, rx *rxQP, p *fabric.Packet, at, readEnd int64) {
 	x := rx.held
 	if readEnd > at {
 		if x == nil {

@@ -223,13 +223,16 @@ func (r *GBNReceiver) Holds(seq, n int64) bool { return seq+n <= r.Expected }
 // Held is 0: go-back-N keeps nothing out of order.
 func (r *GBNReceiver) Held() int64 { return 0 }
 
-// Receive is OnData for a Segment. An in-order READ request is not ACKed:
-// its response acknowledges it, as in InfiniBand.
-func (r *GBNReceiver) Receive(now engine.Time, s Segment, cfg *ReceiverConfig) (resp Response, ackSeq int64, sack Span, echo bool) {
+// Receive is OnData for a Segment; only an in-order segment is kept. An
+// in-order READ request is not ACKed: its response acknowledges it, as in
+// InfiniBand.
+func (r *GBNReceiver) Receive(now engine.Time, s Segment, cfg *ReceiverConfig) Answer {
 	before := r.Expected
-	resp, ackSeq, echo = r.OnData(now, s.Seq, s.N, s.CE, s.Last, cfg)
-	if s.Op == ReadRequest && r.Expected > before && resp == SendAck {
-		resp = None
+	a := Answer{Duplicate: s.Seq+s.N <= before}
+	a.Resp, a.Seq, a.Echo = r.OnData(now, s.Seq, s.N, s.CE, s.Last, cfg)
+	a.Kept, a.InOrder = r.Expected > before, r.Expected
+	if s.Op == ReadRequest && a.Kept && a.Resp == SendAck {
+		a.Resp = None
 	}
-	return resp, ackSeq, Span{}, echo
+	return a
 }

@@ -96,11 +96,14 @@ func (r *SelectiveReceiver) InOrder() int64 { return r.Expected }
 // unless cfg.KeepAtomics, discarded and NACKed without a range and without
 // taking its ECN mark (the requester resends it in recovery, so it
 // executes once, in order).
-func (r *SelectiveReceiver) Receive(_ engine.Time, s Segment, cfg *ReceiverConfig) (resp Response, ackSeq int64, sack Span, echo bool) {
+func (r *SelectiveReceiver) Receive(_ engine.Time, s Segment, cfg *ReceiverConfig) Answer {
 	if s.Op.Request() && s.Op != ReadRequest && s.Seq > r.Expected && !cfg.KeepAtomics {
-		return SendNack, r.Expected, Span{}, false
+		return Answer{Resp: SendNack, Seq: r.Expected, InOrder: r.Expected}
 	}
-	return r.OnData(s.Seq, s.N, s.CE, s.Last, cfg)
+	a := Answer{Duplicate: r.Holds(s.Seq, s.N)}
+	a.Resp, a.Seq, a.Sack, a.Echo = r.OnData(s.Seq, s.N, s.CE, s.Last, cfg)
+	a.Kept, a.InOrder = !a.Duplicate, r.Expected
+	return a
 }
 
 // Held is the number of bytes received out of order and kept.

@@ -65,13 +65,26 @@ type Segment struct {
 	Op       Opcode
 }
 
+// Answer is what a Receiver made of a segment: the response to send (Resp;
+// None for none) with its cumulative point (Seq), the range it carries (a
+// selective NACK's or SACK's) and the congestion echo; whether every unit
+// of the segment had arrived before (Duplicate) or the segment is newly
+// kept, in order or held above the cumulative point (Kept); and the
+// cumulative point after it (InOrder).
+type Answer struct {
+	Resp            Response
+	Seq             int64
+	Sack            Span
+	Echo            bool
+	Duplicate, Kept bool
+	InOrder         int64
+}
+
 // Receiver is the responder side of one RC QP: GBNReceiver (in order) or
 // SelectiveReceiver (keeps out-of-order data).
 type Receiver interface {
-	// Receive handles a data segment and returns the response, its
-	// cumulative point, the range to carry (a selective NACK's or SACK's),
-	// and the congestion echo.
-	Receive(now engine.Time, s Segment, cfg *ReceiverConfig) (resp Response, ackSeq int64, sack Span, echo bool)
+	// Receive handles a data segment.
+	Receive(now engine.Time, s Segment, cfg *ReceiverConfig) Answer
 	// InOrder is the cumulative point: every unit below it arrived.
 	InOrder() int64
 	// Holds reports whether every unit of [seq, seq+n) arrived (below the
