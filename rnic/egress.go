@@ -174,7 +174,9 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 			c.OnSent(m, now+h.port.Rate.TxTime(int64(p.Size)))
 		}
 	}
-	qp.rewound() // the next unit: the next message, or under selective repeat a hole in an earlier one
+	if !qp.inHOL() {
+		qp.rewound() // the next unit: the next message, or under selective repeat a hole in an earlier one
+	}
 	h.sched.Sent(qp, p)
 	if c.Observer != nil {
 		c.Observer.Sent(now, qp, p)

@@ -166,8 +166,8 @@ func (qp *QP) LastClass() uint8 { return qp.lastClass }
 // rewound re-finds the HOL, the first message that ends beyond the send
 // point, after the requester moved that point (a packet sent, an ACK, a
 // NACK or a timeout: go-back-N moves it back, selective repeat anywhere).
-// Messages end in posting order, so it walks from the old HOL: no step
-// when the point stayed within the same message.
+// Messages end in posting order, so it walks from the old HOL. The hot
+// callers (a packet sent, an ACK) test inHOL first, which inlines.
 func (qp *QP) rewound() {
 	nxt := qp.st.Nxt
 	h := min(qp.hol, len(qp.msgs))
@@ -181,6 +181,16 @@ func (qp *QP) rewound() {
 		qp.hol = h
 		qp.host.sched.HOLChanged(qp)
 	}
+}
+
+// inHOL reports whether the send point is still inside the HOL message
+// (messages are contiguous in the stream): then rewound would not move it.
+func (qp *QP) inHOL() bool {
+	if h := qp.hol; h < len(qp.msgs) {
+		m := qp.msgs[h]
+		return m.start <= qp.st.Nxt && qp.st.Nxt < m.end
+	}
+	return false
 }
 
 // changedRate reports whether the algorithm's last update went through

@@ -110,7 +110,9 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		adv = qp.tx.Acknowledge(now, p.Seq, sack)
 		h.armVerdict(now, qp)
 	}
-	qp.rewound()
+	if !qp.inHOL() {
+		qp.rewound()
+	}
 	if invariants.Enabled && qp.st.Una < una {
 		panic(fmt.Sprintf("rnic: host %d qp %d: acknowledged point moved back from %d to %d", h.ID, qp.ID, una, qp.st.Una))
 	}
