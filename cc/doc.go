@@ -51,6 +51,16 @@
 // overflow; RateFloor combines an algorithm's min_rate with Env.MinRate;
 // Window is the reference model's HAS_WIN/VAR_WIN window.
 //
+// Each algorithm's Params keep their own fields, in the order a scenario
+// prints them (the scenario package's YAML encoder and decoder do not
+// flatten embedded structs, so min_rate, has_win, var_win and
+// ack_high_prio are declared in each; ack_high_prio is a NIC setting that
+// the reference ties to the CC choice and reaches rnic through
+// Spec.AckHighPrio). Their Validate states one bound per field with
+// CheckParams and the shared bounds (Positive, NonNegative, AtLeast,
+// Fraction, Weight), whose messages every algorithm shares (ParamError:
+// "dcqcn: rate_ai: must be >= 0, got ...").
+//
 // # Example
 //
 // Building one QP's state machine from a Spec (here DCQCN with its

@@ -19,3 +19,56 @@ func (e *ParamError) Error() string {
 func ParamErrorf(algorithm, field, format string, args ...any) error {
 	return &ParamError{Algorithm: algorithm, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
+
+// ParamChecks collects the first unusable parameter of an algorithm's
+// settings, in the order they are checked: an algorithm's Validate states
+// one bound per field with the functions below and returns Err. The
+// messages are the ones every algorithm shares, so a field reads the same
+// whichever algorithm it belongs to.
+type ParamChecks struct {
+	algorithm string
+	err       error
+}
+
+// CheckParams starts the checks of algorithm's settings.
+func CheckParams(algorithm string) *ParamChecks { return &ParamChecks{algorithm: algorithm} }
+
+// Err is the first failed check's *ParamError, or nil.
+func (c *ParamChecks) Err() error { return c.err }
+
+// Require records field as unusable, with the formatted message, unless ok.
+func (c *ParamChecks) Require(ok bool, field, format string, args ...any) {
+	if !ok && c.err == nil {
+		c.err = ParamErrorf(c.algorithm, field, format, args...)
+	}
+}
+
+// number is what a bound applies to: counts, rates, times, ratios.
+type number interface {
+	~int | ~int64 | ~float64
+}
+
+// Positive requires v > 0.
+func Positive[T number](c *ParamChecks, field string, v T) {
+	c.Require(v > 0, field, "must be positive, got %v", v)
+}
+
+// NonNegative requires v >= 0.
+func NonNegative[T number](c *ParamChecks, field string, v T) {
+	c.Require(v >= 0, field, "must be >= 0, got %v", v)
+}
+
+// AtLeast requires v >= lo.
+func AtLeast[T number](c *ParamChecks, field string, v, lo T) {
+	c.Require(v >= lo, field, "must be at least %v, got %v", lo, v)
+}
+
+// Fraction requires v in (0, 1]: a gain or a target that 0 would disable.
+func Fraction(c *ParamChecks, field string, v float64) {
+	c.Require(v > 0 && v <= 1, field, "must be in (0, 1], got %v", v)
+}
+
+// Weight requires v in [0, 1].
+func Weight(c *ParamChecks, field string, v float64) {
+	c.Require(v >= 0 && v <= 1, field, "must be in [0, 1], got %v", v)
+}

@@ -25,7 +25,7 @@ func (c *Cluster) Check() error {
 	}
 	for _, h := range c.Hosts {
 		for _, qp := range h.qps {
-			s := &qp.tx
+			s := qp.st
 			if !(0 <= s.Una && s.Una <= s.Nxt && s.Nxt <= s.End && s.Nxt <= s.HighSent && s.HighSent <= s.End) {
 				return fmt.Errorf("rnic: host %d qp %d: una %d nxt %d high %d end %d out of order", h.ID, qp.ID, s.Una, s.Nxt, s.HighSent, s.End)
 			}

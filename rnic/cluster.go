@@ -184,6 +184,16 @@ type Cluster struct {
 	nextQP  int64
 	nextMsg int64
 	recvCfg rocev2.ReceiverConfig
+	// newSender and newRx make a QP's requester and receive state:
+	// go-back-N or selective repeat (Config.Selective), chosen once in
+	// NewCluster.
+	newSender func() rocev2.Sender
+	newRx     func() *rxQP
+	// pacing and portFor are the pacing clock and the source-port
+	// allocation, dcsim's or ns-3's (Config.Compat), chosen once in
+	// NewCluster, as each host's egress loop is (Host.egress).
+	pacing  pacingClock
+	portFor func(h *Host, dst int32) uint16
 	// byID finds every open QP and its receive state by id (ids are
 	// cluster-wide and dense), in pages that are freed once all their
 	// QPs have closed (qpTable).
@@ -216,11 +226,21 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 		return nil, fmt.Errorf("nic: no congestion-control algorithm")
 	}
 	c := &Cluster{Sim: net.Sim, Net: net, Cfg: cfg,
-		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval, Sack: cfg.DupThresh > 0}}
+		recvCfg: rocev2.ReceiverConfig{AckInterval: cfg.AckInterval, NackInterval: cfg.NackInterval,
+			Sack: cfg.DupThresh > 0, KeepAtomics: cfg.Atomics != AtomicResend},
+		newSender: func() rocev2.Sender { return &rocev2.GBNSender{} }, newRx: newGBNRx,
+		pacing: newPacingClock(&cfg), portFor: newPortAllocation(&cfg)}
+	if cfg.Selective {
+		c.newSender = func() rocev2.Sender {
+			return &rocev2.SelectiveSender{DupThresh: cfg.DupThresh, MTU: cfg.MTU, ReorderWindow: cfg.ReorderWindow}
+		}
+		c.newRx = newSelectiveRx
+	}
 	for i := range net.HostPorts {
 		h := &Host{c: c, ID: i, pairs: map[int32]*pairQPs{},
 			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
 		h.port = net.Attach(i, h, h)
+		h.egress = newEgressLoop(h, &cfg)
 		c.Hosts = append(c.Hosts, h)
 	}
 	for _, h := range c.Hosts {

@@ -65,19 +65,32 @@
 //
 // # Receiver: in order or selective repeat
 //
-// Config.Selective (scenario nic.receiver: selective; default inorder)
-// replaces go-back-N by IRN-style selective repeat (Mittal et al.,
-// SIGCOMM 2018, section 3.1; rocev2.SelectiveSender and
-// SelectiveReceiver, driven here): the responder keeps out-of-order data
+// Each QP holds one rocev2.Sender and its receive state one
+// rocev2.Receiver, both chosen once, when the cluster is built: go-back-N
+// (rocev2.GBNSender, GBNReceiver) or, with Config.Selective (scenario
+// nic.receiver: selective; default inorder), IRN-style selective repeat
+// (Mittal et al., SIGCOMM 2018, section 3.1; rocev2.SelectiveSender and
+// SelectiveReceiver). The NIC reads the sender's rocev2.Stream (Una, Nxt,
+// End, HighSent) for readiness, the HOL, the scheduler's view and Check,
+// re-finds the HOL after every sender call, and has one receive path on
+// the receiver's rocev2.Answer (a duplicate, or kept: in order or held
+// above the cumulative point), where what waits for the in-order point (a READ response's end,
+// an ATOMIC kept out of order) is acted on when the point passes it, at
+// once under go-back-N. Where the two transports differ in the rules of
+// InfiniBand rather than in their state, the difference is the
+// implementation's (a READ response acknowledges its request under
+// go-back-N, Sender.OnResponse; an in-order READ request is not ACKed by
+// the go-back-N receiver; an ATOMIC out of order is discarded by the
+// selective receiver unless ReceiverConfig.KeepAtomics).
+//
+// Under selective repeat the responder keeps out-of-order data
 // and answers each such packet with a NACK carrying the cumulative point
 // (Seq) and the packet's own range (Arg, rocev2.EncodeSack); the requester
 // resends only what lies below a selectively acknowledged byte and was not
 // acknowledged, once per recovery, then goes on with new data; a timeout
-// resends every unacknowledged byte not selectively acknowledged. The QP's
-// rocev2.Sender mirrors the selective sender (the send point is the next
-// hole or new data), so readiness, the HOL, the scheduler's view and Check
-// are unchanged; in flight is everything between the cumulative point and
-// the highest byte sent. Packets of one QP may then take different paths
+// resends every unacknowledged byte not selectively acknowledged. The
+// send point (Stream.Nxt) is the next hole or new data; in flight is
+// everything between the cumulative point and the highest byte sent. Packets of one QP may then take different paths
 // (per-packet adaptive routing, fabric.Adaptive with FlowletGap 0, is
 // accepted only with this receiver). Choices: a packet held out of order
 // is placed when it arrives (Cluster.OnPlace sees it then: eager
@@ -185,10 +198,18 @@
 //
 // # Reference compatibility
 //
-// Config.Compat (scenario compat: hpcc-ns3) switches on behaviours of the
-// HPCC ns-3 model (alibaba-edu/High-Precision-Congestion-Control,
+// Config.Compat (scenario compat: hpcc-ns3; wiring's ns3Rules picks the
+// fields) switches on behaviours of the HPCC ns-3 model
+// (alibaba-edu/High-Precision-Congestion-Control,
 // simulation/src/point-to-point/model) where dcsim's defaults differ; each
-// is what that code does, for comparing with numbers published from it:
+// is what that code does, for comparing with numbers published from it.
+// NewCluster turns them into policies once (policy.go), so the packet path
+// asks no flag: the source-port allocation (portPerHost, portPerPair), the
+// pacing clock (its gap: gapExact, gapWholeNs; its move on a rate change:
+// repaceExact, repaceWholeNs, repaceNever) and each host's egress loop
+// (dcsimEgress, ns3Egress: when Next asks the scheduler, what HasMore
+// answers, the pacing wake-up, what a CC timer, a CC update and a flow's
+// last ACK do to it):
 //
 //   - PairPorts: source ports 10000, 10001, ... per (src, dst) pair in the
 //     order flows start (scratch/third.cc portNumder), so ECMP hashes the

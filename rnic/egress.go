@@ -17,7 +17,7 @@ func (h *Host) updateReady(qp *QP) {
 }
 
 func (h *Host) updateReadyAt(qp *QP, freeAt engine.Time) {
-	want := !qp.closed && qp.tx.Nxt < qp.tx.End && (qp.window == 0 || qp.inFlight() < qp.window) &&
+	want := !qp.closed && qp.st.Nxt < qp.st.End && (qp.window == 0 || qp.tx.InFlight() < qp.window) &&
 		(!qp.waiting() || !qp.held())
 	if want && qp.nextAvail > freeAt {
 		if qp.pacedIdx < 0 {
@@ -58,13 +58,13 @@ func (h *Host) Next(now engine.Time) *fabric.Packet {
 		return h.ctrl.Pop()
 	}
 	h.releasePaced(now)
-	if h.ready == 0 && !h.c.Cfg.Compat.NS3Egress {
-		h.armWake(now)
+	if h.ready == 0 && h.egress.skipsIdle() {
+		h.egress.armWake(now)
 		return nil
 	}
 	qp, class := h.sched.Pick(now, paused)
 	if qp == nil {
-		h.armWake(now)
+		h.egress.armWake(now)
 		return nil
 	}
 	if !qp.ready || class == 0 || class >= fabric.NumClasses || paused&(1<<class) != 0 {
@@ -82,64 +82,16 @@ func (h *Host) pauseExempt(p *fabric.Packet) bool {
 
 // HasMore implements fabric.Source.
 func (h *Host) HasMore() bool {
-	if h.ctrl.Len() > 0 || h.ready > 0 || h.c.Cfg.Compat.NS3Egress && len(h.qps) > 0 {
+	if h.ctrl.Len() > 0 || h.ready > 0 || h.egress.hasMore() {
 		return true
 	}
 	if h.paced.len() > 0 {
 		if t := h.paced.min().nextAvail; t <= h.port.FreeAt() {
 			return true
 		}
-		h.armWake(h.c.Sim.Now())
+		h.egress.armWake(h.c.Sim.Now())
 	}
 	return false
-}
-
-// armWake schedules a wake-up at the earliest pacing time.
-func (h *Host) armWake(now engine.Time) {
-	if h.c.Cfg.Compat.NS3Egress {
-		h.ns3Wake(now)
-		return
-	}
-	if h.paced.len() == 0 {
-		return
-	}
-	t := max(h.paced.min().nextAvail, now)
-	if t < h.wakeAt {
-		h.wakeAt = t
-		h.c.Sim.At(t, h, evWake)
-	}
-}
-
-// ns3Wake is QbbNetDevice::DequeueAndTransmit's wake-up when nothing can
-// be sent (Compat.NS3Egress): the earliest pacing time of the QPs with
-// unsent bytes, if it is in the future and no wake-up is pending.
-func (h *Host) ns3Wake(now engine.Time) {
-	if h.wakeAt != engine.Never {
-		return
-	}
-	t := engine.Never
-	for _, qp := range h.qps {
-		if qp.tx.Unsent() > 0 {
-			t = min(t, qp.nextAvail)
-		}
-	}
-	if t > now && t != engine.Never {
-		h.wakeAt = t
-		h.c.Sim.At(t, h, evWake)
-	}
-}
-
-// ns3WakeEarlier is QbbNetDevice::UpdateNextAvail: a pending wake-up
-// later than t moves to t (or now). ns-3 cancels the old event; here it
-// stays queued and is remembered as stale, so that Fire skips it even
-// when a later wake-up falls on the same ns (that one was scheduled
-// later, so it runs later among that ns's events, as in ns-3).
-func (h *Host) ns3WakeEarlier(now, t engine.Time) {
-	if h.wakeAt != engine.Never && t < h.wakeAt {
-		h.staleWakes = append(h.staleWakes, h.wakeAt)
-		h.wakeAt = max(t, now)
-		h.c.Sim.At(h.wakeAt, h, evWake)
-	}
 }
 
 const (
@@ -147,47 +99,32 @@ const (
 	evRTOCheck
 )
 
-// Fire implements engine.Handler: pacing wake-ups and RTO checks.
+// Fire implements engine.Handler: pacing wake-ups (the egress loop's)
+// and RTO checks.
 func (h *Host) Fire(now engine.Time, kind uint8) {
 	if kind == evRTOCheck {
 		h.checkRTO(now)
 		return
 	}
-	if h.c.Cfg.Compat.NS3Egress {
-		for i, t := range h.staleWakes {
-			if t == now { // a wake-up ns-3 cancelled (ns3WakeEarlier)
-				h.staleWakes = append(h.staleWakes[:i], h.staleWakes[i+1:]...)
-				return
-			}
-		}
-		if now != h.wakeAt {
-			panic(fmt.Sprintf("rnic: host %d: wake-up at %v, neither pending (%v) nor cancelled", h.ID, now, h.wakeAt))
-		}
-	}
+	h.egress.wake(now)
+}
+
+// woken is a pacing wake-up that runs: the QPs whose time has come are
+// ready, and the port may ask for a packet.
+func (h *Host) woken(now engine.Time) {
 	if now == h.wakeAt {
 		h.wakeAt = engine.Never
 	}
 	h.releasePaced(now)
 	h.port.Kick(now)
-	if !h.c.Cfg.Compat.NS3Egress {
-		h.armWake(now)
-	}
-	// ns-3's m_nextSend runs DequeueAndTransmit, which sets the next
-	// wake-up only when it finds nothing to send (Next does that here);
-	// after a transmission the next TransmitComplete looks again.
 }
 
 func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	c := h.c
 	cfg := &c.Cfg
 	m := qp.msgs[qp.hol]
-	seq := qp.tx.Nxt
-	n := min(cfg.MTU, m.end-seq)
-	if qp.sr != nil {
-		if _, k, ok := qp.sr.Next(cfg.MTU); ok {
-			n = min(n, k) // a hole may end before its message does
-		}
-	}
+	seq, n, _ := qp.tx.Next(cfg.MTU) // a hole may end before its message does
+	n = min(n, m.end-seq)
 	p := c.Net.Pool.Get()
 	p.Kind = fabric.Data
 	p.Class = class
@@ -215,13 +152,7 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	if seq == m.start && m.FirstClass < 0 && m.wait() != nil {
 		qp.ext.waits--
 	}
-	var retx int64
-	if qp.sr != nil {
-		retx = qp.sr.Sent(seq, n)
-		qp.syncSR()
-	} else {
-		retx = qp.tx.Sent(n)
-	}
+	retx := qp.tx.Sent(seq, n)
 	if retx > 0 && payload > 0 {
 		m.Retransmitted += retx
 		c.Counters.Retransmitted += retx
@@ -236,26 +167,15 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	}
 	qp.lastClass = class
 	qp.lastSize = int64(p.Size)
-	switch {
-	case cfg.Compat.WholeNsPacing:
-		qp.nextAvail = now + qp.rate.TxTimeWholeNs(int64(p.Size))
-	case qp.rate < cfg.CCEnv.LineRate:
-		qp.nextAvail = now + qp.rate.TxTime(int64(p.Size))
-	default:
-		qp.nextAvail = now
-	}
+	qp.nextAvail = now + c.pacing.gap(qp.rate, cfg.CCEnv.LineRate, int64(p.Size))
 	if p.Last {
 		if c.OnSent != nil && !m.lastSent {
 			m.lastSent = true
 			c.OnSent(m, now+h.port.Rate.TxTime(int64(p.Size)))
 		}
-		if qp.sr == nil {
-			qp.hol++
-			h.sched.HOLChanged(qp)
-		}
 	}
-	if qp.sr != nil {
-		qp.rewound() // the next unit may be a hole in an earlier message or new data
+	if !qp.inHOL() {
+		qp.rewound() // the next unit: the next message, or under selective repeat a hole in an earlier one
 	}
 	h.sched.Sent(qp, p)
 	if c.Observer != nil {

@@ -28,9 +28,9 @@ type Host struct {
 	// pairPort[dst] is the next source port towards dst (Compat.PairPorts).
 	pairPort map[int32]uint16
 
-	wakeAt     engine.Time
-	staleWakes []engine.Time // Compat.NS3Egress: times of wake-ups ns3WakeEarlier cancelled, still queued
-	rtoCheckAt engine.Time   // pending RTO check event, Never if none
+	egress     egressLoop
+	wakeAt     engine.Time // pending pacing wake-up, Never if none
+	rtoCheckAt engine.Time // pending RTO check event, Never if none
 	fb         cc.Feedback
 	expired    []*QP
 	// responders[q] is the responder context answering READs of the
@@ -44,22 +44,34 @@ type pairQPs struct {
 	next int
 }
 
+// rxQP is a QP's receive state at its destination: its receiver (r,
+// chosen by Cluster.newRx: gbn, kept inline so that go-back-N costs no
+// second allocation, or a selective receiver), the CNP pacing, the end of
+// the last message packet kept, and what waits for the in-order point.
 type rxQP struct {
 	r       rocev2.Receiver
+	gbn     rocev2.GBNReceiver
 	lastCNP engine.Time
+	lastEnd int64
 	cnpSent bool
-	sel     *rxSelective // Config.Selective only
+	held    *rxHeld // only once something was kept out of order
 }
 
-// rxSelective is a receive QP's selective-repeat state: the receiver, the
-// ends of READ responses whose last packet arrived before the in-order
-// point reached them, and the end of the last message packet seen.
-type rxSelective struct {
-	r        rocev2.SelectiveReceiver
+// rxHeld is what a receive QP keeps until the in-order point passes it:
+// the ends of READ responses whose last packet arrived out of order, and
+// the ATOMICs kept out of order (Config.Atomics), in PSN order.
+type rxHeld struct {
 	respEnds []int64
-	lastEnd  int64
-	atomics  []*Message // ATOMICs kept out of order (Config.Atomics), in PSN order
+	atomics  []*Message
 }
+
+func newGBNRx() *rxQP {
+	rx := &rxQP{}
+	rx.r = &rx.gbn
+	return rx
+}
+
+func newSelectiveRx() *rxQP { return &rxQP{r: &rocev2.SelectiveReceiver{}} }
 
 // Wake tells the NIC that its scheduler's state changed so that Pick may
 // now return a QP (a grant arrived, software handed bytes over): the port

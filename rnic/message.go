@@ -110,7 +110,7 @@ func (m *Message) Remaining() int64 {
 	if m.QP == nil {
 		return m.units()
 	}
-	nxt := m.QP.tx.Nxt
+	nxt := m.QP.st.Nxt
 	switch {
 	case nxt <= m.start:
 		return m.units()

@@ -37,7 +37,7 @@ func ImplicitFence(m *Message) {
 			if x == m {
 				return true
 			}
-			if x.Verb == rocev2.Write && x.end > qp.tx.Una {
+			if x.Verb == rocev2.Write && x.end > qp.st.Una {
 				return false
 			}
 		}

@@ -123,8 +123,9 @@ func TestResponderAtomicModes(t *testing.T) {
 		{"ooo-ordered", true, rnic.AtomicDeferred, writeAt},
 		{"ooo-eager", true, rnic.AtomicEager, faaAt},
 	} {
-		r := sprayRig(t, tc.selective, rnic.Mapping{Pool: 1})
-		r.c.Cfg.Atomics = tc.mode
+		r := twoPathRig(t, spray{}, 2*engine.Microsecond, nil, func(c *rnic.Config) {
+			c.Selective, c.Mapping, c.Atomics = tc.selective, rnic.Mapping{Pool: 1}, tc.mode
+		})
 		var placed, executed []engine.Time
 		r.c.OnPlace = func(now engine.Time, _ *rnic.Host, _ *fabric.Packet) { placed = append(placed, now) }
 		r.c.OnAtomic = func(now engine.Time, at *rnic.Host, m *rnic.Message) uint64 {
@@ -145,6 +146,47 @@ func TestResponderAtomicModes(t *testing.T) {
 		if !w.Done || !faa.Done || faa.Finished < w.Finished || faa.Ext.Result != 0 || r.c.Hosts[1].Word(8) != 64 {
 			t.Errorf("%s: WRITE done %v, FETCH_ADD done %v (at %v, %v), result %d, word %d; want both done in order, 0, 64",
 				tc.name, w.Done, faa.Done, w.Finished, faa.Finished, faa.Ext.Result, r.c.Hosts[1].Word(8))
+		}
+	}
+}
+
+// dropAtomicAck is a test-only router that drops the first ATOMIC ACK: it
+// goes in class 3, which the lossy fabric's one-byte queue limit rejects,
+// while every other packet travels in class 0, which switches do not
+// admit against the buffer (as reorderOne does).
+type dropAtomicAck struct{ dropped bool }
+
+func (d *dropAtomicAck) Route(sw *fabric.Switch, p *fabric.Packet, _ int) int {
+	hop := int(sw.Routes(p.Dst)[0])
+	if rocev2.Opcode(p.Op) == rocev2.AtomicAck && !d.dropped {
+		d.dropped = true
+		p.Class = 3
+		return hop
+	}
+	p.Class = 0
+	return hop
+}
+
+// A FETCH_ADD whose ATOMIC ACK is lost is resent at the timeout; the
+// responder, which executed it, does not execute it again and sends its
+// ATOMIC ACK again with the original value (InfiniBand's replay), so the
+// WQE completes with its result, under either receiver. The selective
+// receiver answered the duplicate with a plain ACK, which moved the
+// acknowledged point past the ATOMIC but could not complete it: the WQE
+// was never done.
+func TestLostAtomicAckIsReplayed(t *testing.T) {
+	for _, selective := range []bool{false, true} {
+		r := twoPathRig(t, &dropAtomicAck{}, 0, func(f *fabric.Config) { f.PFC, f.LossyQueueLimit = false, 1 },
+			func(c *rnic.Config) { c.Selective, c.Mapping = selective, rnic.Mapping{Pool: 1} })
+		faa := r.c.NewMessage(0, 1, 8)
+		faa.Verb, faa.Ext = rocev2.FetchAdd, &rnic.Ext{Addr: 8, Operand: 64}
+		r.post(0, faa)
+		if !r.sim.Run(engine.Second) {
+			t.Fatalf("selective %v: events still pending at 1 s", selective)
+		}
+		if !faa.Done || faa.Ext.Result != 0 || r.c.Hosts[1].Word(8) != 64 || r.c.Counters.RTOs != 1 {
+			t.Errorf("selective %v: FETCH_ADD done %v, result %d, word %d, %d RTOs; want done, 0, 64 (executed once), 1 RTO",
+				selective, faa.Done, faa.Ext.Result, r.c.Hosts[1].Word(8), r.c.Counters.RTOs)
 		}
 	}
 }

@@ -32,12 +32,11 @@ type QP struct {
 	host    *Host
 	ext     *qpExt // nil unless the QP is a responder context or has fenced WQEs
 	nextPSN int64  // PSN of the next message's first packet
-	tx      rocev2.Sender
-	// sr is the selective-repeat requester (Config.Selective), nil under
-	// go-back-N. It decides; tx mirrors it (syncSR: Una, End, HighSent, and
-	// Nxt = the next unit to send, a hole or new data), so that readiness,
-	// the HOL, the scheduler's view and Check read one state.
-	sr   *rocev2.SelectiveSender
+	// tx is the QP's requester, go-back-N or selective repeat (chosen
+	// by Cluster.newSender); st is its stream, read directly on the hot
+	// path (readiness, the HOL, the scheduler's view, Check).
+	tx   rocev2.Sender
+	st   *rocev2.Stream
 	msgs []*Message // unacknowledged messages in posting order
 	hol  int        // index in msgs of the message holding the send point
 
@@ -101,7 +100,7 @@ func (qp *QP) held() bool {
 	}
 	m := qp.msgs[qp.hol]
 	w := m.wait()
-	return w != nil && qp.tx.Nxt == m.start && !w(qp)
+	return w != nil && qp.st.Nxt == m.start && !w(qp)
 }
 
 // Ready reports whether the QP may send a data packet now: it has unsent
@@ -123,7 +122,7 @@ func (qp *QP) HOL() *Message {
 // HOLRemaining is the HOL message's unsent bytes (0 if none).
 func (qp *QP) HOLRemaining() int64 {
 	if m := qp.HOL(); m != nil {
-		return m.end - qp.tx.Nxt
+		return m.end - qp.st.Nxt
 	}
 	return 0
 }
@@ -143,47 +142,17 @@ func (qp *QP) Messages() []*Message { return qp.msgs }
 // InFlight is the number of sent, unacknowledged bytes (under selective
 // repeat, everything below the highest byte sent that is not cumulatively
 // acknowledged).
-func (qp *QP) InFlight() int64 { return qp.inFlight() }
-
-func (qp *QP) inFlight() int64 {
-	if qp.sr != nil {
-		return qp.tx.HighSent - qp.tx.Una
-	}
-	return qp.tx.InFlight()
-}
-
-// syncSR mirrors the selective-repeat requester into tx.
-func (qp *QP) syncSR() {
-	s := qp.sr
-	qp.tx.Una, qp.tx.End, qp.tx.HighSent = s.Una, s.End, s.HighSent
-	if seq, _, ok := s.Next(qp.host.c.Cfg.MTU); ok {
-		qp.tx.Nxt = seq
-	} else {
-		qp.tx.Nxt = s.HighSent
-	}
-}
-
-// ackTo applies a cumulative acknowledgement up to seq and returns the
-// units it newly acknowledged.
-func (qp *QP) ackTo(seq int64) int64 {
-	if qp.sr == nil {
-		return qp.tx.OnAck(seq)
-	}
-	adv := qp.sr.OnAck(seq)
-	qp.syncSR()
-	qp.rewound()
-	return adv
-}
+func (qp *QP) InFlight() int64 { return qp.tx.InFlight() }
 
 // Unsent is the number of posted bytes not yet sent.
-func (qp *QP) Unsent() int64 { return qp.tx.Unsent() }
+func (qp *QP) Unsent() int64 { return qp.st.Unsent() }
 
 // SendPoint is the stream offset of the next byte to send; Acked is the
 // cumulative acknowledgement point.
-func (qp *QP) SendPoint() int64 { return qp.tx.Nxt }
+func (qp *QP) SendPoint() int64 { return qp.st.Nxt }
 
 // Acked is the stream offset below which every byte is acknowledged.
-func (qp *QP) Acked() int64 { return qp.tx.Una }
+func (qp *QP) Acked() int64 { return qp.st.Una }
 
 // Rate is the congestion-control rate; Window the CC window (0 = none).
 func (qp *QP) Rate() engine.Rate { return qp.rate }
@@ -194,17 +163,34 @@ func (qp *QP) Window() int64 { return qp.window }
 // LastClass is the class of the QP's most recent data packet.
 func (qp *QP) LastClass() uint8 { return qp.lastClass }
 
-// rewound re-finds the HOL after go-back-N moved the send point back (or
-// selective repeat moved it anywhere).
+// rewound re-finds the HOL, the first message that ends beyond the send
+// point, after the requester moved that point (a packet sent, an ACK, a
+// NACK or a timeout: go-back-N moves it back, selective repeat anywhere).
+// Messages end in posting order, so it walks from the old HOL. The hot
+// callers (a packet sent, an ACK) test inHOL first, which inlines.
 func (qp *QP) rewound() {
-	old := qp.hol
-	qp.hol = 0
-	for qp.hol < len(qp.msgs) && qp.msgs[qp.hol].end <= qp.tx.Nxt {
-		qp.hol++
+	nxt := qp.st.Nxt
+	h := min(qp.hol, len(qp.msgs))
+	for h > 0 && qp.msgs[h-1].end > nxt {
+		h--
 	}
-	if qp.hol != old {
+	for h < len(qp.msgs) && qp.msgs[h].end <= nxt {
+		h++
+	}
+	if h != qp.hol {
+		qp.hol = h
 		qp.host.sched.HOLChanged(qp)
 	}
+}
+
+// inHOL reports whether the send point is still inside the HOL message
+// (messages are contiguous in the stream): then rewound would not move it.
+func (qp *QP) inHOL() bool {
+	if h := qp.hol; h < len(qp.msgs) {
+		m := qp.msgs[h]
+		return m.start <= qp.st.Nxt && qp.st.Nxt < m.end
+	}
+	return false
 }
 
 // changedRate reports whether the algorithm's last update went through
@@ -219,30 +205,15 @@ func (qp *QP) changedRate() bool {
 // a rate change (docs/model.md §5.1), re-arms its timer and updates readiness.
 func (qp *QP) applyCC(now engine.Time) {
 	r := qp.cc.Rate()
-	cp := &qp.host.c.Cfg.Compat
-	changeRate := cp.RepaceOnChangeRate && qp.host.c.Cfg.CC.ChangeRate
+	h := qp.host
 	if r != qp.rate {
-		if cp.RepaceOnChangeRate {
-			if changeRate {
-				qp.nextAvail += r.TxTimeWholeNs(qp.lastSize) - qp.rate.TxTimeWholeNs(qp.lastSize)
-			}
-		} else if qp.lastSize > 0 && qp.nextAvail > now {
-			old := qp.rate.TxTime(qp.lastSize)
-			nw := r.TxTime(qp.lastSize)
-			qp.nextAvail += nw - old
-		}
-		if o := qp.host.c.Observer; o != nil {
+		h.c.pacing.repace(qp, now, r)
+		if o := h.c.Observer; o != nil {
 			o.RateChange(now, qp, qp.rate, r)
 		}
 		qp.rate = r
 	}
-	if changeRate && cp.NS3Egress && qp.changedRate() {
-		// ChangeRate runs on every HPCC update that computed a rate,
-		// changed or not, and pulls a later pending wake-up to the QP's
-		// pacing time (rdma-hw.cc UpdateRateHp, ChangeRate;
-		// QbbNetDevice::UpdateNextAvail).
-		qp.host.ns3WakeEarlier(now, qp.nextAvail)
-	}
+	h.egress.rateApplied(now, qp)
 	qp.window = qp.cc.Window()
 	qp.armCC(now)
 	if !qp.closed {
@@ -287,9 +258,7 @@ func (qp *QP) Fire(now engine.Time, _ uint8) {
 		qp.cc.OnTimer(now)
 	}
 	qp.applyCC(now)
-	if !qp.host.c.Cfg.Compat.NS3Egress {
-		qp.host.port.Kick(now)
-	}
+	qp.host.egress.ccTimer(now)
 }
 
 // timeout is a retransmission timeout: go back to the first unacknowledged
@@ -297,12 +266,7 @@ func (qp *QP) Fire(now engine.Time, _ uint8) {
 func (qp *QP) timeout(now engine.Time) {
 	h := qp.host
 	h.c.Counters.RTOs++
-	if qp.sr != nil {
-		qp.sr.OnTimeout()
-		qp.syncSR()
-	} else {
-		qp.tx.Rewind()
-	}
+	qp.tx.OnTimeout()
 	qp.rewound()
 	if rw, ok := h.sched.(Rewinder); ok {
 		rw.Rewound(qp)

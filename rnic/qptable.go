@@ -7,7 +7,6 @@ import (
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
 func (h *Host) qpFor(m *Message) *QP {
@@ -66,20 +65,21 @@ func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 		c.freeQPs[n-1] = nil
 		c.freeQPs = c.freeQPs[:n-1]
 		c.reusedQPs++
-		old, msgs := qp.cc, qp.msgs
+		old, msgs, tx := qp.cc, qp.msgs, qp.tx
 		*qp = fresh
 		qp.msgs = msgs[:0]
 		if r, ok := old.(cc.Resetter); ok {
 			r.Reset()
 			qp.cc = old
 		}
+		tx.Reset()
+		qp.tx = tx
 	} else {
 		qp = new(QP)
 		*qp = fresh
+		qp.tx = c.newSender()
 	}
-	if c.Cfg.Selective {
-		qp.sr = &rocev2.SelectiveSender{DupThresh: c.Cfg.DupThresh, MTU: c.Cfg.MTU, ReorderWindow: c.Cfg.ReorderWindow}
-	}
+	qp.st = qp.tx.State()
 	if qp.cc == nil {
 		qp.cc = c.Cfg.CC.New(c.Cfg.CCEnv)
 	}
@@ -94,24 +94,7 @@ func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
 }
 
 // nextPort is the source port of a new QP towards dst.
-func (h *Host) nextPort(dst int32) uint16 {
-	if h.c.Cfg.Compat.PairPorts {
-		if h.pairPort == nil {
-			h.pairPort = map[int32]uint16{}
-		}
-		p, ok := h.pairPort[dst]
-		if !ok || p < 10000 {
-			p = 10000
-		}
-		h.pairPort[dst] = p + 1
-		return p
-	}
-	h.sport++
-	if h.sport < 10000 {
-		h.sport = 10000
-	}
-	return h.sport
-}
+func (h *Host) nextPort(dst int32) uint16 { return h.c.portFor(h, dst) }
 
 func (h *Host) closeQP(qp *QP) {
 	if qp.ready {

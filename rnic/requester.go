@@ -28,13 +28,9 @@ func (h *Host) enqueue(qp *QP, m *Message) {
 	m.QP, m.QPID = qp, qp.ID
 	m.PSN = qp.nextPSN
 	qp.nextPSN += m.Verb.PSNs(m.Size, c.Cfg.MTU)
-	m.start = qp.tx.End
+	m.start = qp.st.End
 	qp.tx.Post(m.units())
-	m.end = qp.tx.End
-	if qp.sr != nil {
-		qp.sr.Post(m.units())
-		qp.syncSR()
-	}
+	m.end = qp.st.End
 	if m.wait() != nil {
 		qp.extension().waits++
 	}
@@ -64,7 +60,7 @@ func (h *Host) checkRTO(now engine.Time) {
 		if qp.rtoAt == engine.Never {
 			continue
 		}
-		if qp.inFlight() == 0 {
+		if qp.tx.InFlight() == 0 {
 			qp.rtoAt = engine.Never
 			continue
 		}
@@ -97,29 +93,28 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		return
 	}
 	nack := p.Kind == fabric.Nack
-	una := qp.tx.Una
+	una := qp.st.Una
 	var adv int64
-	switch {
-	case qp.sr != nil:
-		if nack {
-			c.Counters.Nacks++
-			adv = qp.sr.OnNack(p.Seq, rocev2.DecodeSack(p.Arg))
-		} else {
-			c.Counters.Acks++
-			adv = h.selectiveAck(now, qp, p)
-		}
-		qp.syncSR()
-		qp.rewound()
-	case nack:
+	if nack {
 		c.Counters.Nacks++
-		adv = qp.tx.OnNack(p.Seq)
-		qp.rewound()
-	default:
+		adv = qp.tx.OnNack(p.Seq, rocev2.DecodeSack(p.Arg))
+	} else {
 		c.Counters.Acks++
-		adv = qp.tx.OnAck(p.Seq)
+		var sack rocev2.Span
+		// Only the reorder-tolerant receiver puts a range on an ACK (an
+		// ATOMIC ACK's argument is the original value).
+		if rocev2.Opcode(p.Op) == rocev2.AckOp && p.Arg != 0 {
+			sack = rocev2.DecodeSack(p.Arg)
+			c.Counters.Sacks++
+		}
+		adv = qp.tx.Acknowledge(now, p.Seq, sack)
+		h.armVerdict(now, qp)
 	}
-	if invariants.Enabled && qp.tx.Una < una {
-		panic(fmt.Sprintf("rnic: host %d qp %d: acknowledged point moved back from %d to %d", h.ID, qp.ID, una, qp.tx.Una))
+	if !qp.inHOL() {
+		qp.rewound()
+	}
+	if invariants.Enabled && qp.st.Una < una {
+		panic(fmt.Sprintf("rnic: host %d qp %d: acknowledged point moved back from %d to %d", h.ID, qp.ID, una, qp.st.Una))
 	}
 	if p.CNP {
 		c.Counters.CNPs++
@@ -127,7 +122,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	// The feedback lives in the Host so that passing it through the
 	// interface does not allocate.
 	fb := &h.fb
-	*fb = cc.Feedback{Now: now, AckSeq: p.Seq, SndNxt: qp.tx.Nxt, NACK: nack, ECE: p.CNP}
+	*fb = cc.Feedback{Now: now, AckSeq: p.Seq, SndNxt: qp.st.Nxt, NACK: nack, ECE: p.CNP}
 	if c.Cfg.CC.NeedsTimestamp {
 		fb.RTT = now - p.SentAt
 	}
@@ -165,10 +160,8 @@ func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
 			// Responses come in the order of their READs (one responder
 			// context per requester QP, in order).
 			m.responded = true
-			var adv int64
-			if q.sr == nil { // under selective repeat the responder ACKs the request itself
-				adv = q.ackTo(m.end)
-			}
+			adv := q.tx.OnResponse(m.end)
+			q.rewound()
 			h.acknowledged(now, q, adv, nil)
 			return
 		}
@@ -184,7 +177,7 @@ func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
 func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet) {
 	c := h.c
 	if adv > 0 && c.Cfg.RTO > 0 {
-		if qp.inFlight() > 0 {
+		if qp.tx.InFlight() > 0 {
 			qp.armRTO(now + c.Cfg.RTO)
 		} else {
 			qp.rtoAt = engine.Never
@@ -193,7 +186,7 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 	// Complete the messages at the head whose completion condition holds
 	// (the ACK of their last byte, their READ response or ATOMIC ACK).
 	done := 0
-	for done < len(qp.msgs) && qp.msgs[done].complete(qp.tx.Una) {
+	for done < len(qp.msgs) && qp.msgs[done].complete(qp.st.Una) {
 		done++
 	}
 	if done > 0 {
@@ -230,20 +223,7 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 		c.Observer.Acked(now, qp, p)
 	}
 	if qp.perFlow && len(qp.msgs) == 0 {
-		if cp := &c.Cfg.Compat; cp.NS3Egress && cp.RepaceOnChangeRate && c.Cfg.CC.ChangeRate && qp.changedRate() {
-			// ns-3's ReceiveAck runs HandleAckHp after QpComplete, so the
-			// last ACK's ChangeRate, when its update makes one (not on a
-			// QP's first ACK: a one-packet flow's), still pulls the NIC's
-			// pending wake-up to the finished QP's (past) pacing time
-			// (rdma-hw.cc ReceiveAck, UpdateRateHp, ChangeRate;
-			// QbbNetDevice::UpdateNextAvail).
-			r := qp.cc.Rate()
-			h.ns3WakeEarlier(now, qp.nextAvail+r.TxTimeWholeNs(qp.lastSize)-qp.rate.TxTimeWholeNs(qp.lastSize))
-		}
-		h.closeQP(qp)
-		if c.Cfg.Compat.NS3Egress {
-			h.port.Kick(now)
-		}
+		h.egress.finished(now, qp)
 		return
 	}
 	qp.applyCC(now)

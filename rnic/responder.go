@@ -12,12 +12,21 @@ import (
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
 
+// receiveData hands a data packet to its QP's receiver and acts on what
+// was kept: a packet that is not a duplicate is kept when it is in order,
+// or, under selective repeat, held above the cumulative point (and placed
+// either way: eager placement); READ requests are answered on arrival;
+// an ATOMIC kept out of order (Config.Atomics eager or deferred) executes
+// on arrival or when the in-order point passes it and is ATOMIC ACKed
+// then; a READ completes when the in-order point passes its response's
+// end. Go-back-N keeps only in-order packets, so there everything happens
+// at once.
 func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	c := h.c
 	c.Counters.PayloadArrived += int64(p.Payload)
 	rx := c.byID.rx(p.QP)
 	if rx == nil {
-		rx = &rxQP{}
+		rx = c.newRx()
 		c.byID.setRx(p.QP, rx)
 	}
 	h.sched.Received(now, p)
@@ -30,124 +39,40 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 		h.lateDuplicate(now, p, op, units)
 		return
 	}
-	if c.Cfg.Selective {
-		h.receiveSelective(now, rx, p, op, units)
-		return
+	var before int64
+	if invariants.Enabled {
+		before = rx.r.InOrder()
 	}
-	before := rx.r.Expected
-	resp, seq, echo := rx.r.OnData(now, p.Seq, units, p.CE, p.Last, &c.recvCfg)
-	if invariants.Enabled && (rx.r.Expected < before || (rx.r.Expected > before && p.Seq != before)) {
-		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, rx.r.Expected, p.Seq))
+	seg := rocev2.Segment{Seq: p.Seq, N: units, CE: p.CE, Last: p.Last, Op: op}
+	var a rocev2.Answer
+	if g, ok := rx.r.(*rocev2.GBNReceiver); ok { // a direct call on the default's per-packet path
+		a = g.Receive(now, seg, &c.recvCfg)
+	} else {
+		a = rx.r.Receive(now, seg, &c.recvCfg)
 	}
-	accepted := rx.r.Expected > before
+	if invariants.Enabled && a.InOrder < before {
+		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, a.InOrder, p.Seq))
+	}
+	resp := a.Resp
+	held := a.Kept && p.Seq >= a.InOrder // kept above the in-order point (selective repeat)
 	switch {
-	case accepted:
-		c.Counters.PayloadInOrder += int64(p.Payload)
-	case p.Seq < before:
+	case a.Duplicate:
 		c.Counters.DuplicateData++
-	default:
+	case !a.Kept || held:
 		c.Counters.OutOfOrderData++
 	}
 	if p.CE && c.Cfg.CNP == CNPPacket {
 		h.notifyCNP(now, rx, p)
 	}
 	var atomic *Message
-	if accepted {
+	readEnd := int64(-1)
+	if a.Kept {
+		c.Counters.PayloadInOrder += int64(p.Payload) // in order, or held: it will be
 		switch {
 		case op == rocev2.ReadRequest:
 			h.respond(p)
-			if resp == rocev2.SendAck {
-				resp = rocev2.None // the response data acknowledges the request (as in InfiniBand)
-			}
-		case op.Request():
-			if atomic = h.execute(now, p); atomic == nil {
-				resp = rocev2.None // a stale duplicate of a completed ATOMIC
-			}
-		default:
-			if c.OnPlace != nil {
-				c.OnPlace(now, h, p)
-			}
-		}
-	} else if resp == rocev2.SendAck && op.Request() && op != rocev2.ReadRequest {
-		// A duplicate ATOMIC (resent after a timeout: its ATOMIC ACK was
-		// lost or late) is not executed again; its ATOMIC ACK is sent again
-		// with the value it returned, as an InfiniBand responder replays it.
-		atomic = h.execute(now, p)
-	}
-	if resp != rocev2.None {
-		h.reply(now, p, resp, seq, rocev2.Span{}, echo, atomic)
-	}
-	if accepted && (op == rocev2.ReadResponseLast || op == rocev2.ReadResponseOnly) {
-		h.readArrived(now, p)
-	}
-	// A per-flow QP's receive state ends with its message.
-	if c.Cfg.Mapping.PerFlow && p.Last && rx.r.Expected == p.Seq+units {
-		c.byID.setRx(p.QP, finishedRx)
-	}
-}
-
-// receiveSelective is receiveData under selective repeat
-// (Config.Selective): a packet that is not a duplicate is accepted in
-// order or held (and placed either way: eager placement), READ requests
-// are answered and ACKed when they arrive, an out-of-order packet is
-// NACKed with the cumulative point and its own range; a READ completes
-// when the in-order point passes the end of its response. An ATOMIC out of
-// order is, by Config.Atomics, discarded and NACKed without a range (the
-// requester resends it in recovery: it executes in order, once), or kept
-// and NACKed with its range like data, executed on arrival (eager) or when
-// the in-order point passes it (deferred), and ATOMIC ACKed then.
-func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op rocev2.Opcode, units int64) {
-	c := h.c
-	if rx.sel == nil {
-		rx.sel = &rxSelective{}
-	}
-	sel := rx.sel
-	r := &sel.r
-	before := r.Expected
-	var atomic *Message
-	var resp rocev2.Response
-	var seq int64
-	var sack rocev2.Span
-	var echo bool
-	fresh := !r.Holds(p.Seq, units)
-	switch {
-	case op.Request() && op != rocev2.ReadRequest && p.Seq > before && c.Cfg.Atomics == AtomicResend:
-		c.Counters.OutOfOrderData++
-		fresh = false
-		resp, seq = rocev2.SendNack, before
-	default:
-		resp, seq, sack, echo = r.OnData(p.Seq, units, p.CE, p.Last, &c.recvCfg)
-		switch {
-		case !fresh:
-			c.Counters.DuplicateData++
-		case r.Expected == before:
-			c.Counters.OutOfOrderData++
-		}
-	}
-	if invariants.Enabled && r.Expected < before {
-		panic(fmt.Sprintf("rnic: host %d qp %d: in-order point %d -> %d on a packet at %d", h.ID, p.QP, before, r.Expected, p.Seq))
-	}
-	if p.CE && c.Cfg.CNP == CNPPacket {
-		h.notifyCNP(now, rx, p)
-	}
-	if fresh {
-		c.Counters.PayloadInOrder += int64(p.Payload) // kept: it will be in order
-		switch {
-		case op == rocev2.ReadRequest:
-			h.respond(p)
-		case op.Request() && p.Seq > before:
-			// Kept out of order (Config.Atomics eager or deferred): it is
-			// ATOMIC ACKed when the in-order point passes it.
-			if m := h.pending(p); m != nil {
-				if c.Cfg.Atomics == AtomicEager {
-					h.executeWQE(now, m)
-				}
-				i := len(sel.atomics)
-				for i > 0 && sel.atomics[i-1].end > m.end {
-					i--
-				}
-				sel.atomics = slices.Insert(sel.atomics, i, m)
-			}
+		case op.Request() && held:
+			h.holdAtomic(now, rx, p)
 		case op.Request():
 			if atomic = h.execute(now, p); atomic == nil {
 				resp = rocev2.None // a stale duplicate of a completed ATOMIC
@@ -158,34 +83,79 @@ func (h *Host) receiveSelective(now engine.Time, rx *rxQP, p *fabric.Packet, op 
 			}
 		}
 		if op == rocev2.ReadResponseLast || op == rocev2.ReadResponseOnly {
-			end := p.Seq + units
-			i := len(sel.respEnds)
-			for i > 0 && sel.respEnds[i-1] > end {
-				i--
-			}
-			sel.respEnds = append(sel.respEnds, 0)
-			copy(sel.respEnds[i+1:], sel.respEnds[i:])
-			sel.respEnds[i] = end
+			readEnd = p.Seq + units
 		}
 		if p.Last {
-			sel.lastEnd = max(sel.lastEnd, p.Seq+units)
+			rx.lastEnd = max(rx.lastEnd, p.Seq+units)
 		}
+	} else if resp == rocev2.SendAck && op.Request() && op != rocev2.ReadRequest {
+		// A duplicate ATOMIC (resent after a timeout: its ATOMIC ACK was
+		// lost or late) is not executed again; its ATOMIC ACK is sent again
+		// with the value it returned, as an InfiniBand responder replays it.
+		atomic = h.execute(now, p)
 	}
 	if resp != rocev2.None {
-		h.reply(now, p, resp, seq, sack, echo, atomic)
+		h.reply(now, p, resp, a.Seq, a.Sack, a.Echo, atomic)
 	}
-	for len(sel.atomics) > 0 && sel.atomics[0].end <= r.Expected {
-		m := sel.atomics[0]
-		sel.atomics = sel.atomics[1:]
+	h.passed(now, rx, p, a.InOrder, readEnd)
+	if c.Cfg.Mapping.PerFlow && rx.lastEnd > 0 && a.InOrder >= rx.lastEnd && rx.r.Held() == 0 {
+		c.byID.setRx(p.QP, finishedRx) // a per-flow QP's receive state ends with its message
+	}
+}
+
+// holdAtomic keeps the ATOMIC p that arrived out of order (Config.Atomics
+// eager or deferred) until the in-order point passes it; eager executes it
+// now.
+func (h *Host) holdAtomic(now engine.Time, rx *rxQP, p *fabric.Packet) {
+	m := h.pending(p)
+	if m == nil {
+		return
+	}
+	if h.c.Cfg.Atomics == AtomicEager {
 		h.executeWQE(now, m)
-		h.reply(now, p, rocev2.SendAck, r.Expected, rocev2.Span{}, false, m)
 	}
-	for len(sel.respEnds) > 0 && sel.respEnds[0] <= r.Expected {
-		sel.respEnds = sel.respEnds[1:]
+	if rx.held == nil {
+		rx.held = &rxHeld{}
+	}
+	x := rx.held
+	i := len(x.atomics)
+	for i > 0 && x.atomics[i-1].end > m.end {
+		i--
+	}
+	x.atomics = slices.Insert(x.atomics, i, m)
+}
+
+// passed acts on what the in-order point, now at, has passed: the held
+// ATOMICs (executed, if not yet, and ATOMIC ACKed) and the ends of READ
+// responses, the one of p (readEnd, -1 if none) among them; a READ
+// response whose end lies beyond the point waits there.
+func (h *Host) passed(now engine.Time, rx *rxQP, p *fabric.Packet, at, readEnd int64) {
+	x := rx.held
+	if readEnd > at {
+		if x == nil {
+			x = &rxHeld{}
+			rx.held = x
+		}
+		i := len(x.respEnds)
+		for i > 0 && x.respEnds[i-1] > readEnd {
+			i--
+		}
+		x.respEnds = slices.Insert(x.respEnds, i, readEnd)
+	}
+	if x != nil {
+		for len(x.atomics) > 0 && x.atomics[0].end <= at {
+			m := x.atomics[0]
+			x.atomics = x.atomics[1:]
+			h.executeWQE(now, m)
+			h.reply(now, p, rocev2.SendAck, at, rocev2.Span{}, false, m)
+		}
+		for len(x.respEnds) > 0 && x.respEnds[0] <= at {
+			x.respEnds = x.respEnds[1:]
+			h.readArrived(now, p)
+		}
+	}
+	if readEnd >= 0 && readEnd <= at {
 		h.readArrived(now, p)
-	}
-	if c.Cfg.Mapping.PerFlow && sel.lastEnd > 0 && r.Expected >= sel.lastEnd && r.Held() == 0 {
-		c.byID.setRx(p.QP, finishedRx)
 	}
 }
 

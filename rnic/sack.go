@@ -1,32 +1,11 @@
 package rnic
 
-// The requester's half of the reorder-tolerant selective receiver
-// (Config.DupThresh).
+// The requester's reorder-window timer (Config.ReorderWindow).
 
 import (
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
-
-// selectiveAck applies the ACK p to qp's selective-repeat requester and
-// returns the units it newly acknowledged. In the reorder-tolerant mode an
-// ACK (not an ATOMIC ACK, whose argument is the original value) with a
-// range is a SACK, and every ACK lets the requester re-evaluate what is
-// lost; in IRN's mode an ACK is cumulative only.
-func (h *Host) selectiveAck(now engine.Time, qp *QP, p *fabric.Packet) int64 {
-	if qp.sr.DupThresh == 0 {
-		return qp.sr.OnAck(p.Seq)
-	}
-	var sack rocev2.Span
-	if rocev2.Opcode(p.Op) == rocev2.AckOp && p.Arg != 0 {
-		sack = rocev2.DecodeSack(p.Arg)
-		h.c.Counters.Sacks++
-	}
-	adv := qp.sr.OnSack(now, p.Seq, sack)
-	h.armVerdict(now, qp)
-	return adv
-}
 
 // verdictTimer wakes a QP's requester when the reorder window of its
 // lowest hole ends (rocev2.SelectiveSender.VerdictAt), so that a loss
@@ -41,7 +20,7 @@ type verdictTimer struct {
 // armVerdict schedules qp's verdict timer at its requester's VerdictAt,
 // unless a wake-up at or before it is pending.
 func (h *Host) armVerdict(now engine.Time, qp *QP) {
-	at := qp.sr.VerdictAt()
+	at := qp.tx.VerdictAt()
 	if at == engine.Never {
 		return
 	}
@@ -70,8 +49,7 @@ func (t *verdictTimer) Fire(now engine.Time, _ uint8) {
 		return
 	}
 	h := qp.host
-	qp.sr.OnSack(now, qp.sr.Una, rocev2.Span{})
-	qp.syncSR()
+	qp.tx.Acknowledge(now, qp.st.Una, rocev2.Span{})
 	qp.rewound()
 	if rw, ok := h.sched.(Rewinder); ok {
 		rw.Rewound(qp)

@@ -94,8 +94,6 @@ func (p *Params) useVarWin() {
 	p.HasWin, p.VarWin, p.AckHighPrio = true, true, false
 }
 
-// Validate reports the first setting that would make the state machine
-// meaningless, naming it as in YAML.
 // MinTimerPeriod bounds DCQCN's three timer periods from below: each
 // period is an event per QP, so 1 ps made a 1 ms run take over a minute.
 // Below one 1000 B packet's serialisation at 100 Gbps (80 ns) a timer
@@ -103,28 +101,20 @@ func (p *Params) useVarWin() {
 // alpha timer's events within 10x the reference's 1 us.
 const MinTimerPeriod = 100 * engine.Nanosecond
 
+// Validate reports the first setting that would make the state machine
+// meaningless, naming it as in YAML.
 func (p Params) Validate() error {
-	switch {
-	case p.AlphaResumeInterval < MinTimerPeriod:
-		return cc.ParamErrorf(Name, "alpha_resume_interval", "must be at least %v, got %v", MinTimerPeriod, p.AlphaResumeInterval)
-	case p.RateDecreaseInterval < MinTimerPeriod:
-		return cc.ParamErrorf(Name, "rate_decrease_interval", "must be at least %v, got %v", MinTimerPeriod, p.RateDecreaseInterval)
-	case p.RPTimer < MinTimerPeriod:
-		return cc.ParamErrorf(Name, "rp_timer", "must be at least %v, got %v", MinTimerPeriod, p.RPTimer)
-	case !(p.EWMAGain > 0 && p.EWMAGain <= 1):
-		return cc.ParamErrorf(Name, "ewma_gain", "must be in (0, 1], got %v", p.EWMAGain)
-	case p.FastRecoveryTimes < 0:
-		return cc.ParamErrorf(Name, "fast_recovery_times", "must be >= 0, got %d", p.FastRecoveryTimes)
-	case p.RateAI < 0:
-		return cc.ParamErrorf(Name, "rate_ai", "must be >= 0, got %v", p.RateAI)
-	case p.RateHAI < 0:
-		return cc.ParamErrorf(Name, "rate_hai", "must be >= 0, got %v", p.RateHAI)
-	case p.MinRate <= 0:
-		return cc.ParamErrorf(Name, "min_rate", "must be positive, got %v", p.MinRate)
-	case !(p.RateOnFirstCNP > 0 && p.RateOnFirstCNP <= 1):
-		return cc.ParamErrorf(Name, "rate_on_first_cnp", "must be in (0, 1], got %v", p.RateOnFirstCNP)
-	}
-	return nil
+	c := cc.CheckParams(Name)
+	cc.AtLeast(c, "alpha_resume_interval", p.AlphaResumeInterval, MinTimerPeriod)
+	cc.AtLeast(c, "rate_decrease_interval", p.RateDecreaseInterval, MinTimerPeriod)
+	cc.AtLeast(c, "rp_timer", p.RPTimer, MinTimerPeriod)
+	cc.Fraction(c, "ewma_gain", p.EWMAGain)
+	cc.NonNegative(c, "fast_recovery_times", p.FastRecoveryTimes)
+	cc.NonNegative(c, "rate_ai", p.RateAI)
+	cc.NonNegative(c, "rate_hai", p.RateHAI)
+	cc.Positive(c, "min_rate", p.MinRate)
+	cc.Fraction(c, "rate_on_first_cnp", p.RateOnFirstCNP)
+	return c.Err()
 }
 
 // Spec describes DCQCN to the simulator: no extra header, no INT, no

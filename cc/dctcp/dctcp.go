@@ -40,17 +40,12 @@ func DefaultParams(lineRate engine.Rate) Params {
 
 // Validate reports the first unusable setting, naming it as in YAML.
 func (p Params) Validate() error {
-	switch {
-	case !(p.EWMAGain > 0 && p.EWMAGain <= 1):
-		return cc.ParamErrorf(Name, "ewma_gain", "must be in (0, 1], got %v", p.EWMAGain)
-	case !(p.AlphaInit >= 0 && p.AlphaInit <= 1):
-		return cc.ParamErrorf(Name, "alpha_init", "must be in [0, 1], got %v", p.AlphaInit)
-	case p.RateAI < 0:
-		return cc.ParamErrorf(Name, "rate_ai", "must be >= 0, got %v", p.RateAI)
-	case p.MinRate <= 0:
-		return cc.ParamErrorf(Name, "min_rate", "must be positive, got %v", p.MinRate)
-	}
-	return nil
+	c := cc.CheckParams(Name)
+	cc.Fraction(c, "ewma_gain", p.EWMAGain)
+	cc.Weight(c, "alpha_init", p.AlphaInit)
+	cc.NonNegative(c, "rate_ai", p.RateAI)
+	cc.Positive(c, "min_rate", p.MinRate)
+	return c.Err()
 }
 
 // Spec describes rate-based DCTCP: no extra header, no INT, no timestamps.

@@ -53,19 +53,13 @@ func DefaultParams(lineRate engine.Rate) Params {
 
 // Validate reports the first unusable setting, naming it as in YAML.
 func (p Params) Validate() error {
-	switch {
-	case !(p.TargetUtil > 0 && p.TargetUtil <= 1):
-		return cc.ParamErrorf(Name, "u_target", "must be in (0, 1], got %v", p.TargetUtil)
-	case p.MaxStage < 0:
-		return cc.ParamErrorf(Name, "mi_thresh", "must be >= 0, got %d", p.MaxStage)
-	case p.RateAI < 0:
-		return cc.ParamErrorf(Name, "rate_ai", "must be >= 0, got %v", p.RateAI)
-	case p.INTMulti < 1:
-		return cc.ParamErrorf(Name, "int_multi", "must be >= 1, got %d", p.INTMulti)
-	case p.MinRate <= 0:
-		return cc.ParamErrorf(Name, "min_rate", "must be positive, got %v", p.MinRate)
-	}
-	return nil
+	c := cc.CheckParams(Name)
+	cc.Fraction(c, "u_target", p.TargetUtil)
+	cc.NonNegative(c, "mi_thresh", p.MaxStage)
+	cc.NonNegative(c, "rate_ai", p.RateAI)
+	c.Require(p.INTMulti >= 1, "int_multi", "must be >= 1, got %d", p.INTMulti)
+	cc.Positive(c, "min_rate", p.MinRate)
+	return c.Err()
 }
 
 // Spec describes HPCC: a 42 B INT header, switches stamp INT.

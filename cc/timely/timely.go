@@ -71,27 +71,17 @@ func Preset(name string, lineRate engine.Rate) (Params, error) {
 
 // Validate reports the first unusable setting, naming it as in YAML.
 func (p Params) Validate() error {
-	switch {
-	case !(p.Alpha >= 0 && p.Alpha <= 1):
-		return cc.ParamErrorf(Name, "alpha", "must be in [0, 1], got %v", p.Alpha)
-	case !(p.Beta >= 0 && p.Beta <= 1):
-		return cc.ParamErrorf(Name, "beta", "must be in [0, 1], got %v", p.Beta)
-	case p.TLow < 0:
-		return cc.ParamErrorf(Name, "t_low", "must be >= 0, got %v", p.TLow)
-	case p.THigh <= 0:
-		return cc.ParamErrorf(Name, "t_high", "must be positive, got %v", p.THigh)
-	case p.TLow > p.THigh:
-		return cc.ParamErrorf(Name, "t_low", "must not exceed t_high (%v), got %v", p.THigh, p.TLow)
-	case p.MinRTT <= 0:
-		return cc.ParamErrorf(Name, "min_rtt", "must be positive, got %v", p.MinRTT)
-	case p.RateAI < 0:
-		return cc.ParamErrorf(Name, "rate_ai", "must be >= 0, got %v", p.RateAI)
-	case p.RateHAI < 0:
-		return cc.ParamErrorf(Name, "rate_hai", "must be >= 0, got %v", p.RateHAI)
-	case p.MinRate <= 0:
-		return cc.ParamErrorf(Name, "min_rate", "must be positive, got %v", p.MinRate)
-	}
-	return nil
+	c := cc.CheckParams(Name)
+	cc.Weight(c, "alpha", p.Alpha)
+	cc.Weight(c, "beta", p.Beta)
+	cc.NonNegative(c, "t_low", p.TLow)
+	cc.Positive(c, "t_high", p.THigh)
+	c.Require(p.TLow <= p.THigh, "t_low", "must not exceed t_high (%v), got %v", p.THigh, p.TLow)
+	cc.Positive(c, "min_rtt", p.MinRTT)
+	cc.NonNegative(c, "rate_ai", p.RateAI)
+	cc.NonNegative(c, "rate_hai", p.RateHAI)
+	cc.Positive(c, "min_rate", p.MinRate)
+	return c.Err()
 }
 
 // Spec describes TIMELY: an 8 B timestamp header and RTT samples.

@@ -1,7 +1,16 @@
 // Package rocev2 is the RoCEv2 reliable-connection transport as pure state
-// machines: Sender (requester) and Receiver (responder) are handed the time
-// and a packet's fields and answer with what to send; the NIC does the
-// scheduling and the packets.
+// machines: a Sender (requester) and a Receiver (responder) are handed the
+// time and a packet's fields and answer with what to send; the NIC does the
+// scheduling and the packets. Each has two implementations, go-back-N
+// (GBNSender, GBNReceiver: the reference model) and selective repeat
+// (SelectiveSender, SelectiveReceiver); a NIC picks one of each per QP when
+// it is built and calls only the interfaces. Every Sender keeps a Stream
+// (Una, Nxt, End, HighSent) that the NIC reads as plain fields on its hot
+// path. Where the two differ in a rule rather than in state, the rule is
+// the implementation's: a READ response acknowledges its request under
+// go-back-N (Sender.OnResponse) and a go-back-N receiver does not ACK an
+// in-order READ request; a selective receiver discards an out-of-order
+// ATOMIC unless ReceiverConfig.KeepAtomics.
 //
 // Sequence numbers are offsets in a QP's sequence space, as in the
 // reference model: SEND, WRITE and READ-response data occupy their bytes
@@ -14,8 +23,7 @@
 // packet sequence numbers it consumes (a READ as many as its response has
 // packets). Headers.RequestWire and AtomicAckWire add the extended
 // transport headers (RETH 16 B, AtomicETH 28 B, AtomicAckETH 8 B). The
-// receiver accepts only the next expected
-// byte (go-back-N): an in-order packet is ACKed when the in-order point
+// go-back-N receiver accepts only the next expected byte: an in-order packet is ACKed when the in-order point
 // passes the next milestone (AckInterval bytes; 1 = every packet, the
 // reference) or ends a message; a packet beyond a gap is discarded and
 // answered with a NACK of the expected offset, at most once per
@@ -26,15 +34,16 @@
 // resent forever). CE marks are echoed on the next ACK or NACK (the
 // reference's CNP flag).
 //
-// The sender keeps snd_una, snd_nxt and the highest byte ever sent; a NACK
+// The go-back-N sender keeps snd_una, snd_nxt and the highest byte ever sent; a NACK
 // acknowledges what precedes it and rewinds snd_nxt to it, a timeout
 // rewinds to snd_una, and bytes sent again are counted as retransmitted.
 //
 // SelectiveSender and SelectiveReceiver are the same QP under IRN-style
 // selective repeat (SIGCOMM 2018, "Revisiting Network Support for RDMA",
 // section 3.1; selective.go): out-of-order data is kept and NACKed with
-// its range, the requester resends only the lost ranges. They are tested
-// state machines; rnic drives them under nic.receiver: selective.
+// its range, the requester resends only the lost ranges; the sender's Nxt
+// is the next hole to resend, else HighSent. rnic uses them under
+// nic.receiver: selective.
 //
 // # Reordering is not loss: the reorder-tolerant mode
 //

@@ -62,40 +62,40 @@ func (h Headers) AtomicAckWire(extra int64) int64 {
 // CNPBytes is the size of a standalone CNP packet.
 func (h Headers) CNPBytes() int64 { return h.AckWire(0) }
 
-// Sender is the requester side of one RC QP: a byte stream with a
-// cumulative ACK point, a send point and go-back-N recovery. Sequence
-// numbers are byte offsets in the QP's stream (the reference model's
-// convention); the PSN of a packet is its offset divided by the MTU.
-type Sender struct {
-	Una      int64 // snd_una: every byte before it is acknowledged
-	Nxt      int64 // snd_nxt: next byte to send
-	End      int64 // bytes posted to the QP so far
-	HighSent int64 // one past the highest byte ever sent
-}
+// GBNSender is the requester side of one RC QP under go-back-N: a byte
+// stream with a cumulative ACK point, a send point and go-back-N recovery.
+// Sequence numbers are byte offsets in the QP's stream (the reference
+// model's convention); the PSN of a packet is its offset divided by the MTU.
+type GBNSender struct{ Stream }
+
+// State returns the sender's stream.
+func (s *GBNSender) State() *Stream { return &s.Stream }
 
 // InFlight is the number of sent, unacknowledged bytes.
-func (s *Sender) InFlight() int64 { return s.Nxt - s.Una }
-
-// Unsent is the number of posted bytes not yet sent (from Nxt).
-func (s *Sender) Unsent() int64 { return s.End - s.Nxt }
+func (s *GBNSender) InFlight() int64 { return s.Nxt - s.Una }
 
 // Post appends n bytes to the stream.
-func (s *Sender) Post(n int64) { s.End += n }
+func (s *GBNSender) Post(n int64) { s.End += n }
 
-// Sent records a packet of n bytes at Nxt and returns how many of them
-// were retransmissions.
-func (s *Sender) Sent(n int64) (retransmitted int64) {
-	if s.Nxt < s.HighSent {
-		retransmitted = min(n, s.HighSent-s.Nxt)
+// Next is the next packet of at most mtu bytes: from Nxt, never beyond End.
+func (s *GBNSender) Next(mtu int64) (seq, n int64, ok bool) {
+	return s.Nxt, min(mtu, s.End-s.Nxt), s.Nxt < s.End
+}
+
+// Sent records a packet of n bytes at seq (= Nxt) and returns how many of
+// them were retransmissions.
+func (s *GBNSender) Sent(seq, n int64) (retransmitted int64) {
+	if seq < s.HighSent {
+		retransmitted = min(n, s.HighSent-seq)
 	}
-	s.Nxt += n
+	s.Nxt = seq + n
 	s.HighSent = max(s.HighSent, s.Nxt)
 	return retransmitted
 }
 
 // OnAck applies a cumulative ACK and returns the newly acknowledged bytes.
 // A stale ACK (at or below Una) changes nothing.
-func (s *Sender) OnAck(seq int64) int64 {
+func (s *GBNSender) OnAck(seq int64) int64 {
 	if seq <= s.Una {
 		return 0
 	}
@@ -110,16 +110,32 @@ func (s *Sender) OnAck(seq int64) int64 {
 	return adv
 }
 
+// Acknowledge applies an ACK: cumulative only (go-back-N has no SACK).
+func (s *GBNSender) Acknowledge(_ engine.Time, cum int64, _ Span) int64 { return s.OnAck(cum) }
+
 // OnNack applies a NACK: its sequence acknowledges every byte before it,
-// and sending resumes from there (go-back-N).
-func (s *Sender) OnNack(seq int64) int64 {
+// and sending resumes from there (go-back-N). A go-back-N NACK has no
+// range.
+func (s *GBNSender) OnNack(seq int64, _ Span) int64 {
 	adv := s.OnAck(seq)
 	s.Nxt = s.Una
 	return adv
 }
 
-// Rewind restarts sending from Una (retransmission timeout).
-func (s *Sender) Rewind() { s.Nxt = s.Una }
+// OnTimeout restarts sending from Una.
+func (s *GBNSender) OnTimeout() { s.Nxt = s.Una }
+
+// OnResponse takes the in-order arrival of a READ response ending at end as
+// the cumulative acknowledgement of its request (InfiniBand's implicit
+// acknowledgement: an in-order responder answered it, so everything before
+// it arrived).
+func (s *GBNSender) OnResponse(end int64) int64 { return s.OnAck(end) }
+
+// VerdictAt is Never: go-back-N has no reorder window.
+func (s *GBNSender) VerdictAt() engine.Time { return engine.Never }
+
+// Reset returns the sender to an empty stream.
+func (s *GBNSender) Reset() { *s = GBNSender{} }
 
 // Response is what the receiver answers to a data packet.
 type Response uint8
@@ -143,10 +159,17 @@ type ReceiverConfig struct {
 	// reorder-tolerant mode, whose requester decides what is lost
 	// (SelectiveSender.DupThresh).
 	Sack bool
+	// KeepAtomics makes SelectiveReceiver keep an ATOMIC that arrives out
+	// of order like data (it is then executed on arrival or in order,
+	// rnic's Config.Atomics); off, it is discarded and NACKed without a
+	// range, so that the requester resends it in recovery and it executes
+	// once, in order. Go-back-N never keeps out-of-order data.
+	KeepAtomics bool
 }
 
-// Receiver is the responder side of one RC QP (go-back-N, in order).
-type Receiver struct {
+// GBNReceiver is the responder side of one RC QP under go-back-N: it
+// accepts only the next expected byte.
+type GBNReceiver struct {
 	Expected  int64 // next in-order byte
 	milestone int64
 	nackAt    engine.Time
@@ -159,7 +182,7 @@ type Receiver struct {
 // ce reports the packet's ECN mark; last marks a message's final packet.
 // It returns the response, the cumulative sequence to put in it, and the
 // congestion echo (any CE since the previous ACK).
-func (r *Receiver) OnData(now engine.Time, seq, n int64, ce, last bool, cfg *ReceiverConfig) (resp Response, ackSeq int64, echo bool) {
+func (r *GBNReceiver) OnData(now engine.Time, seq, n int64, ce, last bool, cfg *ReceiverConfig) (resp Response, ackSeq int64, echo bool) {
 	r.ce = r.ce || ce
 	switch {
 	case seq == r.Expected:
@@ -189,4 +212,27 @@ func (r *Receiver) OnData(now engine.Time, seq, n int64, ce, last bool, cfg *Rec
 		}
 		return None, 0, false
 	}
+}
+
+// InOrder is the next in-order byte: the cumulative ACK point.
+func (r *GBNReceiver) InOrder() int64 { return r.Expected }
+
+// Holds reports whether every unit of [seq, seq+n) was already received.
+func (r *GBNReceiver) Holds(seq, n int64) bool { return seq+n <= r.Expected }
+
+// Held is 0: go-back-N keeps nothing out of order.
+func (r *GBNReceiver) Held() int64 { return 0 }
+
+// Receive is OnData for a Segment; only an in-order segment is kept. An
+// in-order READ request is not ACKed: its response acknowledges it, as in
+// InfiniBand.
+func (r *GBNReceiver) Receive(now engine.Time, s Segment, cfg *ReceiverConfig) Answer {
+	before := r.Expected
+	a := Answer{Duplicate: s.Seq+s.N <= before}
+	a.Resp, a.Seq, a.Echo = r.OnData(now, s.Seq, s.N, s.CE, s.Last, cfg)
+	a.Kept, a.InOrder = r.Expected > before, r.Expected
+	if s.Op == ReadRequest && a.Kept && a.Resp == SendAck {
+		a.Resp = None
+	}
+	return a
 }

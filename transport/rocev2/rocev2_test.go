@@ -27,10 +27,10 @@ func TestHeaderSizes(t *testing.T) {
 }
 
 func TestSenderGoBackN(t *testing.T) {
-	var s Sender
+	var s GBNSender
 	s.Post(5000)
 	for i := 0; i < 5; i++ {
-		if r := s.Sent(1000); r != 0 {
+		if r := s.Sent(s.Nxt, 1000); r != 0 {
 			t.Fatalf("first transmission counted %d retransmitted bytes", r)
 		}
 	}
@@ -44,11 +44,11 @@ func TestSenderGoBackN(t *testing.T) {
 		t.Fatalf("stale ack moved una to %d", s.Una)
 	}
 	// NACK at 3000: everything from 3000 is resent.
-	s.OnNack(3000)
+	s.OnNack(3000, Span{})
 	if s.Una != 3000 || s.Nxt != 3000 {
 		t.Fatalf("after NACK una %d nxt %d, want 3000 3000", s.Una, s.Nxt)
 	}
-	if r := s.Sent(1000); r != 1000 {
+	if r := s.Sent(s.Nxt, 1000); r != 1000 {
 		t.Fatalf("resent 1000 B counted as %d retransmitted", r)
 	}
 	// An ACK beyond what was ever sent is capped.
@@ -57,8 +57,8 @@ func TestSenderGoBackN(t *testing.T) {
 		t.Fatalf("ack past the end: una %d nxt %d, want 5000", s.Una, s.Nxt)
 	}
 	s.Post(1000)
-	s.Sent(1000)
-	s.Rewind()
+	s.Sent(s.Nxt, 1000)
+	s.OnTimeout()
 	if s.Nxt != s.Una {
 		t.Fatalf("rewind: nxt %d, una %d", s.Nxt, s.Una)
 	}
@@ -66,7 +66,7 @@ func TestSenderGoBackN(t *testing.T) {
 
 func TestReceiver(t *testing.T) {
 	cfg := &ReceiverConfig{AckInterval: 1, NackInterval: 500 * engine.Microsecond}
-	var r Receiver
+	var r GBNReceiver
 	// In order: every packet ACKed; the CE mark is echoed once.
 	if resp, seq, echo := r.OnData(0, 0, 1000, true, false, cfg); resp != SendAck || seq != 1000 || !echo {
 		t.Fatalf("first packet: %v %d %v", resp, seq, echo)
@@ -101,7 +101,7 @@ func TestReceiver(t *testing.T) {
 // last packet; CE marks between ACKs are echoed on the next one.
 func TestReceiverCoalescing(t *testing.T) {
 	cfg := &ReceiverConfig{AckInterval: 4000, NackInterval: engine.Microsecond}
-	var r Receiver
+	var r GBNReceiver
 	acks := 0
 	echoes := 0
 	for i := int64(0); i < 10; i++ {

@@ -89,6 +89,23 @@ func (r *SelectiveReceiver) Holds(seq, n int64) bool {
 	return false
 }
 
+// InOrder is the cumulative point, Expected.
+func (r *SelectiveReceiver) InOrder() int64 { return r.Expected }
+
+// Receive is OnData for a Segment, but that an ATOMIC out of order is,
+// unless cfg.KeepAtomics, discarded and NACKed without a range and without
+// taking its ECN mark (the requester resends it in recovery, so it
+// executes once, in order).
+func (r *SelectiveReceiver) Receive(_ engine.Time, s Segment, cfg *ReceiverConfig) Answer {
+	if s.Op.Request() && s.Op != ReadRequest && s.Seq > r.Expected && !cfg.KeepAtomics {
+		return Answer{Resp: SendNack, Seq: r.Expected, InOrder: r.Expected}
+	}
+	a := Answer{Duplicate: r.Holds(s.Seq, s.N)}
+	a.Resp, a.Seq, a.Sack, a.Echo = r.OnData(s.Seq, s.N, s.CE, s.Last, cfg)
+	a.Kept, a.InOrder = !a.Duplicate, r.Expected
+	return a
+}
+
 // Held is the number of bytes received out of order and kept.
 func (r *SelectiveReceiver) Held() int64 {
 	var n int64
@@ -134,12 +151,11 @@ func (r *SelectiveReceiver) OnData(seq, n int64, ce, last bool, cfg *ReceiverCon
 }
 
 // SelectiveSender is the requester side of one RC QP under selective
-// repeat. Next says what to send; Sent, OnAck, OnNack and OnTimeout are
-// what happened.
+// repeat. Next says what to send; Sent, OnAck, OnNack, OnSack and
+// OnTimeout are what happened. Stream.Nxt follows Next: the next hole to
+// resend, else HighSent.
 type SelectiveSender struct {
-	Una      int64 // every byte before it is acknowledged
-	End      int64 // bytes posted so far
-	HighSent int64 // one past the highest byte ever sent
+	Stream
 
 	// DupThresh > 0 selects the reorder-tolerant mode (OnSack): a hole
 	// is lost only once DupThresh packets beyond it are selectively
@@ -165,8 +181,45 @@ type SelectiveSender struct {
 	resent    int64 // in recovery, lost bytes below it were resent
 }
 
+// State returns the sender's stream.
+func (s *SelectiveSender) State() *Stream { return &s.Stream }
+
+// InFlight is everything between the cumulative point and the highest
+// byte sent: holes and selectively acknowledged ranges included.
+func (s *SelectiveSender) InFlight() int64 { return s.HighSent - s.Una }
+
 // Post appends n bytes to the stream.
-func (s *SelectiveSender) Post(n int64) { s.End += n }
+func (s *SelectiveSender) Post(n int64) {
+	s.End += n
+	s.sync()
+}
+
+// sync sets Nxt to the start of what Next would send.
+func (s *SelectiveSender) sync() {
+	if seq, _, ok := s.Next(1); ok {
+		s.Nxt = seq
+	} else {
+		s.Nxt = s.HighSent
+	}
+}
+
+// Reset empties the stream and the scoreboard and keeps the settings.
+func (s *SelectiveSender) Reset() {
+	*s = SelectiveSender{DupThresh: s.DupThresh, MTU: s.MTU, ReorderWindow: s.ReorderWindow, sacked: s.sacked[:0]}
+}
+
+// Acknowledge applies an ACK: cumulative in IRN's mode (DupThresh 0, where
+// no ACK carries a range), OnSack in the reorder-tolerant mode.
+func (s *SelectiveSender) Acknowledge(now engine.Time, cum int64, sack Span) int64 {
+	if s.DupThresh == 0 {
+		return s.OnAck(cum)
+	}
+	return s.OnSack(now, cum, sack)
+}
+
+// OnResponse acknowledges nothing: a READ response does not say that the
+// units below its request arrived (the responder ACKs the request).
+func (s *SelectiveSender) OnResponse(int64) int64 { return 0 }
 
 // InRecovery reports whether the sender is in loss recovery.
 func (s *SelectiveSender) InRecovery() bool { return s.recovery }
@@ -208,6 +261,7 @@ func (s *SelectiveSender) Sent(seq, n int64) (retransmitted int64) {
 		s.resent = max(s.resent, seq+n)
 	}
 	s.HighSent = max(s.HighSent, seq+n)
+	s.sync()
 	return retransmitted
 }
 
@@ -224,6 +278,7 @@ func (s *SelectiveSender) OnAck(seq int64) int64 {
 	if s.recovery && s.Una >= s.recoverTo {
 		s.recovery = false
 	}
+	s.sync()
 	return adv
 }
 
@@ -243,6 +298,7 @@ func (s *SelectiveSender) OnNack(cum int64, sack Span) int64 {
 	if s.recovery {
 		s.lostTo = max(s.lostTo, sack.Start) // lost: below a selectively acknowledged byte
 	}
+	s.sync()
 	return adv
 }
 
@@ -275,13 +331,13 @@ func (s *SelectiveSender) OnSack(now engine.Time, cum int64, sack Span) int64 {
 			lost = min(lost, s.sacked[0].Start)
 		}
 	}
-	if lost <= s.Una {
-		return adv
+	if lost > s.Una {
+		if !s.recovery {
+			s.recovery, s.recoverTo, s.resent, s.lostTo = true, s.HighSent, max(s.resent, s.Una), lost
+		}
+		s.lostTo = max(s.lostTo, lost)
 	}
-	if !s.recovery {
-		s.recovery, s.recoverTo, s.resent, s.lostTo = true, s.HighSent, max(s.resent, s.Una), lost
-	}
-	s.lostTo = max(s.lostTo, lost)
+	s.sync()
 	return adv
 }
 
@@ -319,4 +375,5 @@ func (s *SelectiveSender) OnTimeout() {
 	if s.Una < s.HighSent {
 		s.recovery, s.recoverTo, s.resent, s.lostTo = true, s.HighSent, s.Una, s.HighSent
 	}
+	s.sync()
 }
