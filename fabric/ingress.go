@@ -24,14 +24,19 @@ type ingress interface {
 	check(s *Switch) error
 }
 
-// ingressModes are the flow-control modes in the order Build tries them:
-// the first whose on reports true for the configuration runs on every
-// switch. A new mode is a file with its type and one line here.
-var ingressModes = [...]struct {
+// ingressMode is one flow-control mode: on reports whether a
+// configuration selects it, new makes it for a built network (ports
+// wired, buffers set up).
+type ingressMode struct {
 	name string
 	on   func(*Config) bool
 	new  func(*Network) ingress
-}{
+}
+
+// ingressModes are the flow-control modes in the order Build tries them:
+// the first whose on reports true for the configuration runs on every
+// switch. A new mode is a file with its type and one line here.
+var ingressModes = []ingressMode{
 	{"credit", func(c *Config) bool { return c.Credits > 0 }, newCreditIngress},
 	{"pfc", func(c *Config) bool { return c.PFC }, newPFC},
 	{"lossy", func(*Config) bool { return true }, newLossy},
