@@ -74,7 +74,7 @@ func newCreditIngress(n *Network) ingress {
 		}
 		pt.cr, pt.creditFC = cr, true
 	})
-	return creditLinks{credits: n.cfg.Credits}
+	return &creditLinks{credits: n.cfg.Credits}
 }
 
 // spend charges p to the port's credits at its transmission (the hook in
@@ -97,7 +97,7 @@ func (cr *credits) spend(now engine.Time, p *Packet) {
 
 // admit takes a data packet into switch s's input buffer of its class
 // without PFC or drops.
-func (creditLinks) admit(_ engine.Time, s *Switch, p *Packet, in int, _ *Port) bool {
+func (*creditLinks) admit(_ engine.Time, s *Switch, p *Packet, in int, _ *Port) bool {
 	s.mmu.used += int64(p.Size)
 	s.mmu.in[in].class(p.ectx).ingress += int64(p.Size)
 	return true
@@ -105,7 +105,7 @@ func (creditLinks) admit(_ engine.Time, s *Switch, p *Packet, in int, _ *Port) b
 
 // release frees p's space at its input and returns its credits upstream
 // one link delay later.
-func (creditLinks) release(now engine.Time, s *Switch, p *Packet) {
+func (*creditLinks) release(now engine.Time, s *Switch, p *Packet) {
 	in := int(p.inPort)
 	cl := s.mmu.in[in].class(p.ectx)
 	cl.ingress -= int64(p.Size)
@@ -191,7 +191,7 @@ func (n *Network) CreditCounters() (stalls, overdraft int64) {
 // than Config.Credits plus the overdraft sent into it.
 func (n *Network) CheckCredits() error {
 	for _, sw := range n.Switches {
-		if err := (creditLinks{n.cfg.Credits}).check(sw); err != nil {
+		if err := (&creditLinks{n.cfg.Credits}).check(sw); err != nil {
 			return err
 		}
 	}
@@ -200,7 +200,7 @@ func (n *Network) CheckCredits() error {
 
 // check is CheckCredits for the inputs of switch sw; a switch's buffer
 // is not checked as a whole, as credits bound each input class instead.
-func (l creditLinks) check(sw *Switch) error {
+func (l *creditLinks) check(sw *Switch) error {
 	for i, in := range sw.Ports {
 		pt, cr := in.Peer, in.Peer.cr
 		if cr == nil {

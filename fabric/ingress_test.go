@@ -15,10 +15,10 @@ func TestIngressModes(t *testing.T) {
 		credits int64
 		want    string
 	}{
-		{true, 0, "fabric.pfc"},
-		{false, 0, "fabric.lossy"},
-		{false, 64_000, "fabric.creditLinks"},
-		{true, 64_000, "fabric.creditLinks"},
+		{true, 0, "*fabric.pfc"},
+		{false, 0, "*fabric.lossy"},
+		{false, 64_000, "*fabric.creditLinks"},
+		{true, 64_000, "*fabric.creditLinks"},
 	} {
 		topo, err := Star(2, 100*engine.Gbps, engine.Microsecond)
 		if err != nil {

@@ -17,10 +17,10 @@ type lossy struct {
 }
 
 func newLossy(n *Network) ingress {
-	return lossy{alpha: n.cfg.LossyAlpha, limit: n.cfg.LossyQueueLimit}
+	return &lossy{alpha: n.cfg.LossyAlpha, limit: n.cfg.LossyQueueLimit}
 }
 
-func (l lossy) admit(_ engine.Time, s *Switch, p *Packet, _ int, out *Port) bool {
+func (l *lossy) admit(_ engine.Time, s *Switch, p *Packet, _ int, out *Port) bool {
 	m := &s.mmu
 	size := int64(p.Size)
 	limit := int64(l.alpha * float64(m.buffer-m.used))
@@ -34,9 +34,9 @@ func (l lossy) admit(_ engine.Time, s *Switch, p *Packet, _ int, out *Port) bool
 	return true
 }
 
-func (lossy) release(engine.Time, *Switch, *Packet) {}
+func (*lossy) release(engine.Time, *Switch, *Packet) {}
 
-func (lossy) check(s *Switch) error { return checkBuffer(s) }
+func (*lossy) check(s *Switch) error { return checkBuffer(s) }
 
 // checkBuffer verifies that s holds no more than its buffer.
 func checkBuffer(s *Switch) error {

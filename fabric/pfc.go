@@ -15,9 +15,9 @@ type pfc struct {
 	draws switchDraws // told of every PFC frame sent
 }
 
-func newPFC(n *Network) ingress { return pfc{draws: n.draws} }
+func newPFC(n *Network) ingress { return &pfc{draws: n.draws} }
 
-func (f pfc) admit(now engine.Time, s *Switch, p *Packet, in int, _ *Port) bool {
+func (f *pfc) admit(now engine.Time, s *Switch, p *Packet, in int, _ *Port) bool {
 	m := &s.mmu
 	size := int64(p.Size)
 	c := p.ectx
@@ -40,7 +40,7 @@ func (f pfc) admit(now engine.Time, s *Switch, p *Packet, in int, _ *Port) bool 
 	return true
 }
 
-func (f pfc) release(now engine.Time, s *Switch, p *Packet) {
+func (f *pfc) release(now engine.Time, s *Switch, p *Packet) {
 	m := &s.mmu
 	in, c := int(p.inPort), p.ectx
 	m.release(in, c, int64(p.Size))
@@ -52,7 +52,7 @@ func (f pfc) release(now engine.Time, s *Switch, p *Packet) {
 }
 
 // send queues a PAUSE (pause) or RESUME of class on s's port.
-func (f pfc) send(now engine.Time, s *Switch, port int, class uint8, pause bool) {
+func (f *pfc) send(now engine.Time, s *Switch, port int, class uint8, pause bool) {
 	p := s.net.Pool.Get()
 	p.Kind = PFC
 	p.Class = 0
@@ -72,7 +72,7 @@ func (f pfc) send(now engine.Time, s *Switch, port int, class uint8, pause bool)
 
 // check: within the buffer, and nothing dropped but what followed a
 // packet sent into a paused class.
-func (pfc) check(s *Switch) error {
+func (*pfc) check(s *Switch) error {
 	if err := checkBuffer(s); err != nil {
 		return err
 	}

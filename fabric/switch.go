@@ -159,7 +159,8 @@ func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
 		out.enqueue(now, p)
 		return
 	}
-	if !s.admit(now, p, int(p.inPort), out) {
+	if !s.net.ingress.admit(now, s, p, int(p.inPort), out) {
+		s.drop(now, p, out)
 		return
 	}
 	out.enqueue(now, p)
@@ -177,15 +178,6 @@ func (s *Switch) drop(now engine.Time, p *Packet, at *Port) {
 		at.Observer.Drop(now, at, p)
 	}
 	s.net.Pool.Put(p)
-}
-
-// admit runs the ingress flow control on a data packet; false means dropped.
-func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
-	if s.net.ingress.admit(now, s, p, in, out) {
-		return true
-	}
-	s.drop(now, p, out)
-	return false
 }
 
 // departed releases p's buffer when it leaves egress port out.
