@@ -54,12 +54,11 @@ func (n *Network) CountInTransit(k Kind) (packets int64) {
 
 // Check verifies the fabric's invariants at any instant: per-queue byte
 // counts equal their packets, a switch's buffer use equals its queued data
-// bytes and never exceeds the buffer, the MMU's counters are non-negative,
-// and a lossless fabric has dropped nothing but packets that followed
-// one sent into a paused class (Switch.PauseIgnoredDrops); with
-// credit-based links, CheckCredits.
+// bytes, the MMU's shared count is in range, and the flow-control mode's
+// own: within the buffer (lossy), that and nothing dropped but packets
+// that followed one sent into a paused class (PFC,
+// Switch.PauseIgnoredDrops), or CheckCredits (credit-based links).
 func (n *Network) Check() error {
-	var err error
 	for _, sw := range n.Switches {
 		var queued int64
 		for _, pt := range sw.Ports {
@@ -83,21 +82,14 @@ func (n *Network) Check() error {
 		if queued != m.used {
 			return fmt.Errorf("fabric: %s: buffer use %d B, queues hold %d B", sw.Name, m.used, queued)
 		}
-		if m.used > m.buffer && n.credits == nil { // credits bound each input class instead (credit.go)
-			return fmt.Errorf("fabric: %s: buffer use %d B above the %d B buffer", sw.Name, m.used, m.buffer)
-		}
 		if m.shared < 0 || m.shared > m.buffer {
 			return fmt.Errorf("fabric: %s: shared use %d B out of [0, %d]", sw.Name, m.shared, m.buffer)
 		}
-		if n.cfg.PFC && sw.Drops != sw.PauseIgnoredDrops {
-			return fmt.Errorf("fabric: %s: %d drops in a lossless fabric (%d of them at full headroom, %d explained by packets sent into a paused class)",
-				sw.Name, sw.Drops, sw.HeadroomDrops, sw.PauseIgnoredDrops)
+		if err := n.ingress.check(sw); err != nil {
+			return err
 		}
 	}
-	if n.credits != nil {
-		return n.CheckCredits()
-	}
-	return err
+	return nil
 }
 
 // CheckQuiescent verifies the state of a drained fabric: nothing queued or

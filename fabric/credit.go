@@ -57,12 +57,13 @@ type creditReturn struct {
 	bytes int64
 }
 
-// initCredits gives every port facing a switch its credits.
-func (n *Network) initCredits() {
-	if n.cfg.Credits <= 0 {
-		return
-	}
-	n.credits = map[*Port]*credits{}
+// creditLinks is the flow-control mode of credit-based links: the
+// ingress accounting above, with its per-port state in each upstream
+// port's credits (Port.cr).
+type creditLinks struct{ credits int64 }
+
+// newCreditIngress gives every port facing a switch its credits.
+func newCreditIngress(n *Network) ingress {
 	n.allPorts(func(pt *Port) {
 		if _, ok := pt.Peer.Owner.(*Switch); !ok {
 			return
@@ -71,19 +72,18 @@ func (n *Network) initCredits() {
 		for c := 1; c < NumClasses; c++ {
 			cr.avail[c] = n.cfg.Credits
 		}
-		n.credits[pt] = cr
-		pt.creditFC = true
+		pt.cr, pt.creditFC = cr, true
 	})
+	return &creditLinks{credits: n.cfg.Credits}
 }
 
-// spend charges p to pt's credits at its transmission (the hook in
+// spend charges p to the port's credits at its transmission (the hook in
 // Port.transmit, for ports with creditFC).
-func (n *Network) spend(now engine.Time, pt *Port, p *Packet) {
+func (cr *credits) spend(now engine.Time, p *Packet) {
 	c := p.Class
 	if c == 0 {
 		return
 	}
-	cr := n.credits[pt]
 	if cr.avail[c] < int64(p.Size) {
 		cr.Overdraft += int64(p.Size) - max(0, cr.avail[c])
 	}
@@ -91,27 +91,29 @@ func (n *Network) spend(now engine.Time, pt *Port, p *Packet) {
 	if cr.avail[c] < cr.need && cr.stall&(1<<c) == 0 {
 		cr.stall |= 1 << c
 		cr.Stalls[c]++
-		pt.setPausedBit(now, c, true)
+		cr.pt.setPausedBit(now, c, true)
 	}
 }
 
-// creditAdmit takes a data packet into switch s's input buffer of its
-// class without PFC or drops (the hook in Switch.admit).
-func (s *Switch) creditAdmit(p *Packet, in int) {
+// admit takes a data packet into switch s's input buffer of its class
+// without PFC or drops.
+func (*creditLinks) admit(_ engine.Time, s *Switch, p *Packet, in int, _ *Port) bool {
 	s.mmu.used += int64(p.Size)
 	s.mmu.in[in].class(p.ectx).ingress += int64(p.Size)
+	return true
 }
 
-// creditRelease frees p's space at s's input in and returns its credits
-// upstream one link delay later (the hook in Switch.departed).
-func (s *Switch) creditRelease(now engine.Time, p *Packet, in int) {
+// release frees p's space at its input and returns its credits upstream
+// one link delay later.
+func (*creditLinks) release(now engine.Time, s *Switch, p *Packet) {
+	in := int(p.inPort)
 	cl := s.mmu.in[in].class(p.ectx)
 	cl.ingress -= int64(p.Size)
 	if cl.ingress < 0 {
 		panic(fmt.Sprintf("fabric: credit accounting below zero at %s port %d class %d: %d", s.Name, in, p.ectx, cl.ingress))
 	}
 	up := s.Ports[in].Peer
-	cr := s.net.credits[up]
+	cr := up.cr
 	if cr == nil {
 		return // a host's port without credits cannot feed a switch; defensive
 	}
@@ -163,22 +165,23 @@ func (pt *Port) setPausedBit(now engine.Time, c uint8, on bool) {
 // Credits reports port pt's credits for class c and whether the port
 // runs credit-based flow control.
 func (n *Network) Credits(pt *Port, c uint8) (int64, bool) {
-	cr := n.credits[pt]
-	if cr == nil {
+	if pt.cr == nil {
 		return 0, false
 	}
-	return cr.avail[c], true
+	return pt.cr.avail[c], true
 }
 
 // CreditCounters sums the credit counters over all ports: stalls (a
 // class running out) and overdraft bytes.
 func (n *Network) CreditCounters() (stalls, overdraft int64) {
-	for _, cr := range n.credits {
-		for _, s := range cr.Stalls {
-			stalls += s
+	n.allPorts(func(pt *Port) {
+		if cr := pt.cr; cr != nil {
+			for _, s := range cr.Stalls {
+				stalls += s
+			}
+			overdraft += cr.Overdraft
 		}
-		overdraft += cr.Overdraft
-	}
+	})
 	return stalls, overdraft
 }
 
@@ -187,21 +190,35 @@ func (n *Network) CreditCounters() (stalls, overdraft int64) {
 // returning make exactly Config.Credits, and that no input holds more
 // than Config.Credits plus the overdraft sent into it.
 func (n *Network) CheckCredits() error {
-	for pt, cr := range n.credits {
+	for _, sw := range n.Switches {
+		if err := (&creditLinks{n.cfg.Credits}).check(sw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check is CheckCredits for the inputs of switch sw; a switch's buffer
+// is not checked as a whole, as credits bound each input class instead.
+func (l *creditLinks) check(sw *Switch) error {
+	for i, in := range sw.Ports {
+		pt, cr := in.Peer, in.Peer.cr
+		if cr == nil {
+			continue
+		}
 		var wire, ret [NumClasses]int64
 		pt.eachOnWire(func(p *Packet) { wire[p.Class] += int64(p.Size) })
 		for _, r := range cr.rets[cr.head:] {
 			ret[r.class] += r.bytes
 		}
-		sw := pt.Peer.Owner.(*Switch)
 		for c := 1; c < NumClasses; c++ {
-			held := sw.mmu.in[pt.Peer.Index].class(uint8(c)).ingress
-			if got := cr.avail[c] + wire[c] + held + ret[c]; got != n.cfg.Credits {
+			held := sw.mmu.in[i].class(uint8(c)).ingress
+			if got := cr.avail[c] + wire[c] + held + ret[c]; got != l.credits {
 				return fmt.Errorf("fabric: credits of %s class %d: %d available + %d on the wire + %d held + %d returning = %d, want %d",
-					pt.Peer.Owner.(*Switch).Name, c, cr.avail[c], wire[c], held, ret[c], got, n.cfg.Credits)
+					sw.Name, c, cr.avail[c], wire[c], held, ret[c], got, l.credits)
 			}
-			if held > n.cfg.Credits+cr.Overdraft {
-				return fmt.Errorf("fabric: %s input %d class %d holds %d B, more than its %d credits", sw.Name, pt.Peer.Index, c, held, n.cfg.Credits)
+			if held > l.credits+cr.Overdraft {
+				return fmt.Errorf("fabric: %s input %d class %d holds %d B, more than its %d credits", sw.Name, i, c, held, l.credits)
 			}
 		}
 	}

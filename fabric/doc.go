@@ -79,9 +79,60 @@
 // at transmission, and gets it back one link delay after the packet left
 // the switch; no PAUSE is sent and nothing is dropped, and each switch
 // input holds at most Credits bytes per class (CheckCredits, part of
-// Check). Ports facing hosts have none. Off, the only costs are one
-// boolean test per transmission and one nil test per admission and
-// departure.
+// Check). Ports facing hosts have none. Off, the only cost is one
+// boolean test per transmission.
+//
+// # Flow control and the reference profile: policies chosen at Build
+//
+// Lossy, PFC and credit-based links are three implementations of one
+// unexported interface, ingress (ingress.go): admit a data packet to the
+// buffer or refuse it, release it as it leaves, check the mode's
+// invariants. Build picks one from the Config by the table ingressModes
+// (credits if Credits > 0, else PFC if PFC, else lossy) and every switch
+// calls it; its state stays where it was, per switch (the mmu) and per
+// upstream port (credits, Port.cr), so a mode holds none and a
+// partitioned run could share it read-only. A new mode is its file
+// (lossy.go, pfc.go, credit.go) and one line in that table.
+//
+// The fabric's half of scenario compat: hpcc-ns3 is chosen the same way,
+// once, from the Config fields that wiring's rules table sets
+// (wiring/ns3profile.go). Two are a function or an interface value that
+// the default path calls as it called the code it replaced; two stay a
+// test on the path, in lines it loads anyway:
+//
+//   - the serialization clock, Port.txTime: engine.Rate.TxTime, or
+//     TxTimeWholeNs under Config.WholeNs, asked only where a port has no
+//     whole per-byte time (with WholeNs, every port);
+//   - the switches' random draws, switchDraws: RED's marking decisions
+//     from the seed's "ecn" stream, or from NS3Rand, which also takes a
+//     stream for every packet in RED's range that dcsim does not judge
+//     and for every PFC frame (the default's hooks for those do nothing);
+//     a switch releases a dequeued packet's buffer after the marking
+//     decision under both, the order ns-3's draws need, which changes no
+//     run with dcsim's own (marking reads the egress queue, the release
+//     the ingress accounting);
+//   - the event order, Port.eventPerPkt (Config.NS3EventOrder), stays a
+//     byte on the port's delivery line tested at a delivery and twice at
+//     a transmission: what it changes is when events are scheduled, and
+//     a function value there would be an indirect call per packet;
+//   - INT's quantisation (Config.INTBytesUnit), one test per stamped
+//     hop, only where INT is on.
+//
+// An interface call per admission and per release was chosen over a
+// switch on a mode number because it measured no dearer. Instructions
+// (cachegrind; the shared machine's CPU times vary by 5-50%), dcsim's own
+// code in one BenchmarkNetwork/dcqcn run: 8.079 G with the branches,
+// 8.004 G with the modes, built without profile-guided optimisation
+// (-0.9%: the modes test nothing per packet, the draws take no nil test
+// of NS3Rand); with cmd/dcsim's default.pgo, profiled on the code
+// before, 7.545 G and 7.584 G (+0.5%: the profile no longer names the
+// call sites, so mmu.admit is no longer inlined), and 7.267 G with a
+// profile taken on this code. BenchmarkSwitchPath, 400,000 packets:
+// 783.5 M and 778.2 M. A mode with a value receiver cost 20 instructions
+// more per call (the interface went through a copying wrapper): the
+// modes have pointer receivers. CPU time, interleaved (benchstat, 12
+// runs each): Network/dcqcn 795k pkts/cpu-s ± 5% before, 820k ± 8% after
+// (p = 0.89); LargeFabric hosts=1024 (8 runs) 508k ± 28% and 509k ± 17%.
 //
 // ECN is RED at dequeue on the egress class queue's bytes after the packet
 // left: above kmax always, between kmin and kmax with probability rising to
@@ -168,9 +219,11 @@
 // UniformVariable per decision; rng-stream.cc), streams also being taken
 // for packets ns-3 draws for and dcsim does not mark (ACKs in a data
 // class) and for each PFC frame (qbb-net-device.cc SendPfc); the buffer is
-// then released after the marking decision, in SwitchNotifyDequeue's
-// order. With it the replay of the reference run marks the same packets. Adaptive routing fits the same interface: it sees the switch's
-// ports and their queues. Hosts never carry transit traffic.
+// released after the marking decision, in SwitchNotifyDequeue's order.
+// With it the replay of the reference run marks the same packets.
+//
+// Adaptive routing fits the Router interface: it sees the switch's ports
+// and their queues. Hosts never carry transit traffic.
 //
 // # Topologies
 //

@@ -164,8 +164,12 @@ type Network struct {
 	upDown   bool    // routing by the switches' up/down tables
 	bfsDist  []int32 // scratch for shortestPaths
 	bfsQueue []int32
-	rings    *ringArena         // nil below arenaMinPorts ports
-	credits  map[*Port]*credits // credit-based flow control (credit.go); nil: PFC or lossy
+	rings    *ringArena // nil below arenaMinPorts ports
+
+	// The policies Build picks once from the configuration, so that no
+	// packet's path asks which mode or profile runs.
+	ingress ingress     // flow control: lossy, PFC or credits (ingressModes)
+	draws   switchDraws // RED's and PFC's draws: the "ecn" stream or NS3Rand
 }
 
 // Build instantiates t. NICRate (for the PFC alpha shift) is the lowest
@@ -182,13 +186,18 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		n.cfg.Router = ECMP{}
 	}
 	n.cfg.Strict |= 1
-	ecnRand := sim.Rand("ecn")
+	n.draws = streamDraws(sim.Rand("ecn").Float64)
+	if cfg.NS3Rand != nil {
+		n.draws = cfg.NS3Rand
+	}
 	ports, next := n.layOut()
-	n.wire(ports, next, ecnRand.Float64)
+	n.wire(ports, next)
+	n.setECN()
+	n.initBuffers()
 	if err := n.buildRoutes(); err != nil {
 		return nil, err
 	}
-	n.initCredits()
+	n.ingress = newIngress(n)
 	return n, nil
 }
 
@@ -268,29 +277,24 @@ func (n *Network) layOut() (ports []Port, next []int32) {
 }
 
 // wire initialises the ports of every link in link order and connects
-// them, shares RED parameters between the ports of one rate and class
-// (drawing from ecnRand unless the ns-3 profile's generator is set), and
-// sets up every switch's ingress accounting. ports and next are layOut's.
-func (n *Network) wire(ports []Port, next []int32, ecnRand func() float64) {
+// them. ports and next are layOut's.
+func (n *Network) wire(ports []Port, next []int32) {
 	t, cfg := n.Topo, &n.cfg
 	n.HostPorts = make([]*Port, t.Hosts)
 	n.attach = make([]int32, t.Hosts)
 	n.hostPort = make([]int32, t.Hosts)
-	nicRate := engine.Rate(0)
-	// RED parameters are stateless: ports of one rate share them per class.
-	type ecnKey struct {
-		class int
-		rate  engine.Rate
+	// The serialization clock: exact ps, by the per-byte time where it
+	// is whole, or ns-3's whole ns, which every transmission asks of
+	// txTime.
+	txTime, perByte := engine.Rate.TxTime, engine.Rate.PsPerByte
+	if cfg.WholeNs {
+		txTime, perByte = engine.Rate.TxTimeWholeNs, func(engine.Rate) engine.Time { return 0 }
 	}
-	ecns := map[ecnKey]*ECN{}
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
 		pt := &ports[next[owner]]
 		next[owner]++
-		*pt = Port{net: n, Rate: rate, psPerByte: rate.PsPerByte(), Delay: delay, strict: cfg.Strict,
-			wholeNs: cfg.WholeNs, eventPerPkt: cfg.NS3EventOrder}
-		if cfg.WholeNs {
-			pt.psPerByte = 0 // transmit takes the slow path, TxTime
-		}
+		*pt = Port{net: n, Rate: rate, psPerByte: perByte(rate), Delay: delay, strict: cfg.Strict,
+			txTime: txTime, eventPerPkt: cfg.NS3EventOrder}
 		for c := range pt.cls {
 			pt.cls[c].weight = cfg.Weights[c]
 			pt.cls[c].ecnKmin = math.MaxInt64
@@ -299,30 +303,9 @@ func (n *Network) wire(ports []Port, next []int32, ecnRand func() float64) {
 			sw := n.Switches[owner-t.Hosts]
 			pt.sw, pt.Owner, pt.Index = sw, sw, len(sw.Ports)
 			sw.Ports = append(sw.Ports, pt)
-			for c := 1; c < NumClasses; c++ {
-				th := ECNThresholds{Off: !cfg.ECN, Kmin: cfg.ECNKmin, Kmax: cfg.ECNKmax, Pmax: cfg.ECNPmax}
-				if o := cfg.ClassECN[c]; o != nil {
-					th = *o
-				}
-				if !th.Off {
-					e := ecns[ecnKey{c, rate}]
-					if e == nil {
-						e = &ECN{Kmin: scaleBytes(th.Kmin, rate), Kmax: scaleBytes(th.Kmax, rate),
-							Pmax: th.Pmax, rand: ecnRand}
-						if cfg.NS3Rand != nil {
-							e.rand = cfg.NS3Rand.Float64
-						}
-						ecns[ecnKey{c, rate}] = e
-					}
-					pt.cls[c].ecn, pt.cls[c].ecnKmin = e, e.Kmin
-				}
-			}
 			pt.stampIN = cfg.INT
 		} else {
 			n.HostPorts[owner] = pt
-			if nicRate == 0 || rate < nicRate {
-				nicRate = rate
-			}
 		}
 		return pt
 	}
@@ -341,9 +324,57 @@ func (n *Network) wire(ports []Port, next []int32, ecnRand func() float64) {
 			n.hostPort[l.B] = int32(a.Index)
 		}
 	}
-	// Every switch's ingress accounting in one block, advised for huge
-	// pages like the ports: on a large fabric it spans megabytes (128 B per
-	// switch port), touched at every admission and departure.
+	for _, sw := range n.Switches {
+		for i := range sw.Ports {
+			sw.portIDs = append(sw.portIDs, int32(i))
+		}
+	}
+}
+
+// setECN gives every switch port's data classes their RED parameters,
+// scaled to the port's rate, with n.draws as their random source.
+// They are stateless: ports of one rate share them per class.
+func (n *Network) setECN() {
+	cfg := &n.cfg
+	type ecnKey struct {
+		class int
+		rate  engine.Rate
+	}
+	ecns := map[ecnKey]*ECN{}
+	for _, sw := range n.Switches {
+		for _, pt := range sw.Ports {
+			for c := 1; c < NumClasses; c++ {
+				th := ECNThresholds{Off: !cfg.ECN, Kmin: cfg.ECNKmin, Kmax: cfg.ECNKmax, Pmax: cfg.ECNPmax}
+				if o := cfg.ClassECN[c]; o != nil {
+					th = *o
+				}
+				if th.Off {
+					continue
+				}
+				e := ecns[ecnKey{c, pt.Rate}]
+				if e == nil {
+					e = &ECN{Kmin: scaleBytes(th.Kmin, pt.Rate), Kmax: scaleBytes(th.Kmax, pt.Rate),
+						Pmax: th.Pmax, draws: n.draws}
+					ecns[ecnKey{c, pt.Rate}] = e
+				}
+				pt.cls[c].ecn, pt.cls[c].ecnKmin = e, e.Kmin
+			}
+		}
+	}
+}
+
+// initBuffers sets up every switch's ingress accounting (mmu), all in
+// one block advised for huge pages like the ports: on a large fabric it
+// spans megabytes (128 B per switch port), touched at every admission
+// and departure. The PFC alpha shift counts from the lowest host link
+// rate.
+func (n *Network) initBuffers() {
+	nicRate := engine.Rate(0)
+	for _, l := range n.Topo.Links {
+		if (l.A < n.Topo.Hosts || l.B < n.Topo.Hosts) && (nicRate == 0 || l.Rate < nicRate) {
+			nicRate = l.Rate
+		}
+	}
 	swPorts := 0
 	for _, sw := range n.Switches {
 		swPorts += len(sw.Ports)
@@ -353,11 +384,8 @@ func (n *Network) wire(ports []Port, next []int32, ecnRand func() float64) {
 		adviseHugePages(unsafe.Pointer(&in[0]), uintptr(swPorts)*unsafe.Sizeof(mmuPort{}))
 	}
 	for _, sw := range n.Switches {
-		for i := range sw.Ports {
-			sw.portIDs = append(sw.portIDs, int32(i))
-		}
 		np := len(sw.Ports)
-		sw.mmu.init(cfg, sw.Ports, nicRate, in[:np:np])
+		sw.mmu.init(&n.cfg, sw.Ports, nicRate, in[:np:np])
 		in = in[np:]
 	}
 }

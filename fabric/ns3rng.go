@@ -156,3 +156,11 @@ func randU01(s *[6]float64) float64 {
 	}
 	return (p1 - p2 + rngM1) * rngNorm
 }
+
+// NS3Rand is a switchDraws: each RED decision takes a stream, and so do
+// each packet ns-3 draws for without dcsim judging it (ShouldSendCN runs
+// for every packet of a data class) and each PFC frame (QbbNetDevice::
+// SendPfc's UniformVariable for the IP id).
+func (r *NS3Rand) red() float64 { return r.Float64() }
+func (r *NS3Rand) redPass()     { r.Skip(1) }
+func (r *NS3Rand) pfcFrame()    { r.Skip(1) }

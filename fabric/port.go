@@ -63,7 +63,7 @@ type Port struct {
 	sw          *Switch // owning switch, nil for host ports
 	queuedPeakB int64
 	peerIdx     uint16 // Peer.Index
-	eventPerPkt bool   // Config.NS3EventOrder: per packet a delivery and a tx-done event, scheduled at transmit
+	eventPerPkt bool   // event order (Config.NS3EventOrder): per packet a delivery and a tx-done event, scheduled at transmit
 	txPending   bool
 	credit      int32 // WRR: packets left in rrClass's turn
 
@@ -79,8 +79,7 @@ type Port struct {
 	strict    uint8 // bit c: class c is served by strict priority
 	stampIN   bool
 	rrClass   uint8
-	creditFC  bool // credit-based flow control towards the peer (credit.go)
-	wholeNs   bool // serialization truncated to whole ns (Config.WholeNs)
+	creditFC  bool // credit-based flow control towards the peer (cr, credit.go)
 
 	// One cache line per class.
 	cls [NumClasses]classQ
@@ -95,7 +94,12 @@ type Port struct {
 	PauseRx     int64                   // PAUSE frames received
 	MarkedPkts  int64                   // CE marks applied at this egress
 	pausedSince [NumClasses]engine.Time
-	_           [16]byte // to a multiple of 128 bytes
+	cr          *credits // credit-based flow control towards the peer, or nil
+
+	// txTime is the serialization clock where psPerByte is 0: exact
+	// (engine.Rate.TxTime) or whole ns (TxTimeWholeNs, Config.WholeNs),
+	// chosen once by Build.
+	txTime func(engine.Rate, int64) engine.Time
 }
 
 // classQ is one egress class of a port: exactly one cache line.
@@ -149,13 +153,10 @@ func (pt *Port) FreeAt() engine.Time { return pt.busyUntil }
 
 // TxTime is the time the port takes to serialize n bytes.
 func (pt *Port) TxTime(n int64) engine.Time {
-	switch {
-	case pt.psPerByte > 0:
+	if pt.psPerByte > 0 {
 		return engine.Time(n) * pt.psPerByte
-	case pt.wholeNs:
-		return pt.Rate.TxTimeWholeNs(n)
 	}
-	return pt.Rate.TxTime(n)
+	return pt.txTime(pt.Rate, n)
 }
 
 // SetSource makes the port pull packets from s instead of its queues.
@@ -210,7 +211,7 @@ func (pt *Port) transmit(now engine.Time) {
 		panic("fabric: transmitting a packet of a paused class")
 	}
 	if pt.creditFC { // credit-based links (credit.go): the packet spends its class's credits
-		pt.net.spend(now, pt, p)
+		pt.cr.spend(now, p)
 	}
 	var end engine.Time
 	if pt.psPerByte > 0 {
@@ -289,37 +290,47 @@ func (pt *Port) dequeue(now engine.Time) *Packet {
 		// it has waited in the queue since long before, out of cache.
 		prefetch.Line(unsafe.Pointer(cq.q.head))
 	}
-	rng := pt.net.cfg.NS3Rand
-	if pt.sw != nil && rng == nil {
+	if cq.bytes > cq.ecnKmin { // only a class that marks has an ecnKmin below MaxInt64
+		pt.red(now, p, cq)
+	}
+	if pt.stampIN && p.Kind == Data {
+		h := INTHop{LineRate: pt.Rate, Time: now, TxBytes: pt.TxBytes, QLen: pt.qTotal}
+		if u := pt.net.cfg.INTBytesUnit; u > 0 {
+			h.TxBytes -= h.TxBytes % u
+			h.QLen -= h.QLen % pt.net.cfg.INTQLenUnit
+		}
+		pt.net.Pool.stackINT(p).Push(h)
+	}
+	// The buffer is released after the marking decision, in ns-3's order
+	// (SwitchNode::SwitchNotifyDequeue), which matters to its draws
+	// (NS3Rand: the RESUME this may send takes a stream). Marking reads
+	// the egress queue and releasing the ingress accounting, so with
+	// dcsim's own draws either order gives the same run.
+	if pt.sw != nil {
 		pt.sw.departed(now, p, pt)
-	}
-	if rng != nil && cq.bytes > cq.ecnKmin && cq.bytes <= cq.ecn.Kmax && (p.Kind != Data || !p.ECT) {
-		rng.Skip(1) // ns-3 draws for every packet of a data class (ShouldSendCN)
-	}
-	if p.Kind == Data {
-		if p.ECT && cq.bytes > cq.ecnKmin && cq.ecn.mark(cq.bytes) {
-			p.CE = true
-			pt.MarkedPkts++
-			if pt.Observer != nil {
-				pt.Observer.Mark(now, pt, p)
-			}
-		}
-		if pt.stampIN {
-			h := INTHop{LineRate: pt.Rate, Time: now, TxBytes: pt.TxBytes, QLen: pt.qTotal}
-			if u := pt.net.cfg.INTBytesUnit; u > 0 {
-				h.TxBytes -= h.TxBytes % u
-				h.QLen -= h.QLen % pt.net.cfg.INTQLenUnit
-			}
-			pt.net.Pool.stackINT(p).Push(h)
-		}
-	}
-	if pt.sw != nil && rng != nil {
-		pt.sw.departed(now, p, pt) // after the marking decision, as ns-3
 	}
 	if pt.Observer != nil {
 		pt.Observer.Dequeue(now, pt, p)
 	}
 	return p
+}
+
+// red is RED's decision on p, dequeued from cq with the queue above kmin.
+func (pt *Port) red(now engine.Time, p *Packet, cq *classQ) {
+	e := cq.ecn
+	if p.Kind != Data || !p.ECT {
+		if cq.bytes <= e.Kmax {
+			e.draws.redPass()
+		}
+		return
+	}
+	if e.mark(cq.bytes) {
+		p.CE = true
+		pt.MarkedPkts++
+		if pt.Observer != nil {
+			pt.Observer.Mark(now, pt, p)
+		}
+	}
 }
 
 // SetPaused applies a PAUSE (on) or RESUME (off) for egress class c, as
@@ -365,7 +376,7 @@ func (pt *Port) PausedFor(now engine.Time, c int) engine.Time {
 type ECN struct {
 	Kmin, Kmax int64
 	Pmax       float64
-	rand       func() float64
+	draws      switchDraws
 }
 
 func (e *ECN) mark(q int64) bool {
@@ -375,7 +386,7 @@ func (e *ECN) mark(q int64) bool {
 	if q <= e.Kmin {
 		return false
 	}
-	return e.rand() < e.Pmax*float64(q-e.Kmin)/float64(e.Kmax-e.Kmin)
+	return e.draws.red() < e.Pmax*float64(q-e.Kmin)/float64(e.Kmax-e.Kmin)
 }
 
 // SetECNRand replaces the random source of egress class c's marking
@@ -385,7 +396,7 @@ func (e *ECN) mark(q int64) bool {
 // It does nothing on a class that does not mark.
 func (pt *Port) SetECNRand(c int, r func() float64) {
 	if e := pt.cls[c].ecn; e != nil {
-		pt.cls[c].ecn = &ECN{Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax, rand: r}
+		pt.cls[c].ecn = &ECN{Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax, draws: streamDraws(r)}
 	}
 }
 

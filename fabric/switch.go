@@ -159,7 +159,8 @@ func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
 		out.enqueue(now, p)
 		return
 	}
-	if !s.admit(now, p, int(p.inPort), out) {
+	if !s.net.ingress.admit(now, s, p, int(p.inPort), out) {
+		s.drop(now, p, out)
 		return
 	}
 	out.enqueue(now, p)
@@ -179,94 +180,16 @@ func (s *Switch) drop(now engine.Time, p *Packet, at *Port) {
 	s.net.Pool.Put(p)
 }
 
-// admit runs ingress admission for a data-class packet; false means dropped.
-func (s *Switch) admit(now engine.Time, p *Packet, in int, out *Port) bool {
-	if s.net.credits != nil { // credit-based links (credit.go): no PFC, never a drop
-		s.creditAdmit(p, in)
-		return true
-	}
-	m := &s.mmu
-	size := int64(p.Size)
-	c := p.ectx
-	if !s.net.cfg.PFC {
-		// Dynamic threshold (Choudhury-Hahne): one egress queue may hold at
-		// most alpha times the free buffer, so a congested queue cannot
-		// starve the others (and the ACKs) of buffer.
-		limit := int64(s.net.cfg.LossyAlpha * float64(m.buffer-m.used))
-		if l := s.net.cfg.LossyQueueLimit; l > 0 {
-			limit = min(limit, l)
-		}
-		if m.used+size > m.buffer || out.cls[p.Class].bytes+size > limit {
-			s.drop(now, p, out)
-			return false
-		}
-		m.used += size
-		return true
-	}
-	if p.sentPaused && m.paused(in, c) {
-		m.in[in].ignored |= 1 << c
-	}
-	if !m.admit(in, c, size) {
-		if m.in[in].ignored&(1<<c) != 0 {
-			s.PauseIgnoredDrops++
-		} else {
-			s.HeadroomDrops++
-		}
-		s.drop(now, p, out)
-		return false
-	}
-	m.used += size
-	if !m.paused(in, c) && m.shouldPause(in, c) {
-		m.setPaused(in, c, true)
-		s.sendPFC(now, in, c, true)
-	}
-	return true
-}
-
 // departed releases p's buffer when it leaves egress port out.
 func (s *Switch) departed(now engine.Time, p *Packet, out *Port) {
 	if p.Class == 0 {
 		return
 	}
-	m := &s.mmu
-	m.used -= int64(p.Size)
+	s.mmu.used -= int64(p.Size)
 	if s.monitor != nil {
 		s.monitor.Changed(now, s, out, p.Class)
 	}
-	if s.net.credits != nil { // credit-based links (credit.go): return the credits upstream
-		s.creditRelease(now, p, int(p.inPort))
-		return
-	}
-	if !s.net.cfg.PFC {
-		return
-	}
-	in, c := int(p.inPort), p.ectx
-	m.release(in, c, int64(p.Size))
-	if m.paused(in, c) && m.shouldResume(in, c) {
-		m.setPaused(in, c, false)
-		m.in[in].ignored &^= 1 << c
-		s.sendPFC(now, in, c, false)
-	}
-}
-
-func (s *Switch) sendPFC(now engine.Time, port int, class uint8, pause bool) {
-	p := s.net.Pool.Get()
-	p.Kind = PFC
-	p.Class = 0
-	p.Size = PFCFrameBytes
-	p.Arg = int64(class)
-	p.Pause = pause
-	p.Src, p.Dst = -1, -1
-	if r := s.net.cfg.NS3Rand; r != nil {
-		r.Skip(1) // QbbNetDevice::SendPfc's UniformVariable for the IP id
-	}
-	if pause {
-		s.PauseSent++
-		s.net.PauseFrames++
-	} else {
-		s.ResumeSent++
-	}
-	s.Ports[port].enqueue(now, p)
+	s.net.ingress.release(now, s, p)
 }
 
 // BufferUsed is the number of bytes buffered in the switch.
