@@ -61,13 +61,25 @@ type WorldStats struct {
 	Wait, Exchange time.Duration
 }
 
-// remote is an event sent to another unit, held until its window ends.
+// remote is an event sent to another unit, or a courier handed to it,
+// held until its window ends.
 type remote struct {
 	at   Time
 	h    Handler
+	c    Courier
 	src  int32
 	dst  int32
 	kind uint8
+}
+
+// A Courier carries what one unit sent another during a window when an
+// event is not enough: a link's packets in flight, say, whose delivery
+// events the receiving side then schedules itself. Arrive runs on the
+// receiving unit's thread at the window's end, in the same order as sent
+// events (by sending unit, then order handed), while the sending unit is
+// stopped; it may schedule events at or after the window's end in s.
+type Courier interface {
+	Arrive(s *Sim)
 }
 
 // NewWorld makes a world of units units run by threads threads (at most
@@ -163,6 +175,18 @@ func (s *Sim) Send(src, dst int32, at Time, h Handler, kind uint8) {
 	}
 	t := s.world.unitOf[dst]
 	s.out[t] = append(s.out[t], remote{at: at, h: h, src: src, dst: dst, kind: kind})
+}
+
+// Hand gives c to unit dst, from a handler of unit src that runs on s:
+// c.Arrive runs at the end of the current window (Courier). Off a World,
+// it runs at once.
+func (s *Sim) Hand(src, dst int32, c Courier) {
+	if s.world == nil {
+		c.Arrive(s)
+		return
+	}
+	t := s.world.unitOf[dst]
+	s.out[t] = append(s.out[t], remote{c: c, src: src, dst: dst})
 }
 
 // Run runs the world until every queue is empty (true), until no event
@@ -346,7 +370,11 @@ func (w *World) deliver(s *Sim) {
 	}
 	slices.SortStableFunc(in, func(a, b remote) int { return int(a.src) - int(b.src) })
 	for i := range in {
-		s.q.Push(in[i].at, in[i].h, in[i].kind)
+		if in[i].c != nil {
+			in[i].c.Arrive(s)
+		} else {
+			s.q.Push(in[i].at, in[i].h, in[i].kind)
+		}
 	}
 	w.sims[s.thread].sentAdd(len(in))
 	clear(in)

@@ -22,6 +22,7 @@ type toyUnit struct {
 	la    Time
 	nodes []*toyNode
 	peers []*toyUnit // the units it sends to (a link knows its far end)
+	links []*toyLink // its links to every unit
 	stop  int        // Stop after this many events (0: never)
 }
 
@@ -48,8 +49,36 @@ func (n *toyNode) Fire(now Time, kind uint8) {
 		dst := int32(u.rng.IntN(u.units))
 		d := u.la + Time(u.rng.IntN(3))*u.la/4
 		to := u.peers[dst]
+		if r == 9 { // through a link's courier, as a network's packets go
+			l := u.links[dst]
+			l.pending = append(l.pending, toySend{now + d, to.nodes[u.rng.IntN(len(to.nodes))], uint8(r)})
+			if !l.handed {
+				l.handed = true
+				u.sim.Hand(u.id, dst, l)
+			}
+			return
+		}
 		u.sim.Send(u.id, dst, now+d, to.nodes[u.rng.IntN(len(to.nodes))], uint8(r))
 	}
+}
+
+// toyLink carries a unit's sends to another in a window, as a courier.
+type toyLink struct {
+	pending []toySend
+	handed  bool
+}
+
+type toySend struct {
+	at   Time
+	to   *toyNode
+	kind uint8
+}
+
+func (l *toyLink) Arrive(s *Sim) {
+	for _, e := range l.pending {
+		s.At(e.at, e.to, e.kind)
+	}
+	l.pending, l.handed = l.pending[:0], false
 }
 
 type toyModel struct {
@@ -68,6 +97,9 @@ func newToy(t testing.TB, units int, first []int32, la Time, stopAt int) *toyMod
 		u := &toyUnit{id: int32(i), sim: w.Sim(i), rng: w.Sim(i).Rand(fmt.Sprintf("toy/%d", i)), units: units, la: la}
 		for j := range 5 {
 			u.nodes = append(u.nodes, &toyNode{u: u, id: i*100 + j})
+		}
+		for range units {
+			u.links = append(u.links, &toyLink{})
 		}
 		m.units = append(m.units, u)
 	}
