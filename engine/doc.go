@@ -66,6 +66,16 @@
 // "workload", ...), so adding a component never changes another's draws.
 // There is no global random state.
 //
+// # Parallel runs
+//
+// A World cuts one simulation into units fixed by the model (a leaf with
+// its hosts, a spine), run by threads in windows one lookahead long (the
+// smallest delay between units); events sent across units (Sim.Send,
+// Sim.Hand) enter their queue at the window's end in an order that depends
+// on the simulation only, so every unit sees the same events in the same
+// order for every thread count. docs/parallel.md has the design, the
+// determinism argument and what of the network still has to move onto it.
+//
 // # Invariants
 //
 // Built with -tags invariants, Run calls the function given to SetCheck

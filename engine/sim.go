@@ -15,8 +15,9 @@ type Handler interface {
 }
 
 // Sim is one simulation: a clock, an event queue, a run loop and the seeded
-// random streams. It is not safe for concurrent use; parallelism in dcsim
-// is across simulations, never inside one.
+// random streams. It is not safe for concurrent use. A World (world.go)
+// runs one simulation on several Sims, one per thread, that meet only at
+// its windows' barriers.
 type Sim struct {
 	now     Time
 	q       Queue
