@@ -25,6 +25,7 @@ type Sim struct {
 	stopped bool
 	seed    uint64
 	check   func(now Time)
+	observe func(h Handler, at Time)
 
 	// A thread of a World (world.go); all zero otherwise.
 	world     *World
@@ -40,6 +41,12 @@ type Sim struct {
 // built with -tags invariants (and never otherwise). Simulations use it to
 // assert their conservation laws at every step.
 func (s *Sim) SetCheck(f func(now Time)) { s.check = f }
+
+// SetObserver installs a function called with every event's handler and
+// time before it fires, in binaries built with -tags invariants (and never
+// otherwise): a measurement hook (wiring TestParallelProjection counts
+// the events each part of the network would fire in a parallel run).
+func (s *Sim) SetObserver(f func(h Handler, at Time)) { s.observe = f }
 
 // NewSim returns a simulation at time 0 whose random streams derive from seed.
 func NewSim(seed uint64) *Sim { return &Sim{seed: seed} }
@@ -97,6 +104,9 @@ func (s *Sim) run(until Time, clock bool) bool {
 		}
 		s.now = e.at
 		s.events++
+		if invariants.Enabled && s.observe != nil {
+			s.observe(e.h, e.at)
+		}
 		e.h.Fire(e.at, uint8(e.key))
 		if invariants.Enabled && s.check != nil {
 			s.check(s.now)
