@@ -40,23 +40,29 @@ func TestParallelProjection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sim, err := Build(s)
-		if err != nil {
-			t.Fatal(err)
+		for _, apart := range []bool{false, true} {
+			sim, err := Build(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := newProjection(sim, apart)
+			sim.Engine.SetObserver(p.observe)
+			if res := sim.Run(Options{}); res.err != nil {
+				t.Fatal(res.err)
+			}
+			p.flush()
+			p.report(t, c.name, apart)
 		}
-		p := newProjection(sim)
-		sim.Engine.SetObserver(p.observe)
-		if res := sim.Run(Options{}); res.err != nil {
-			t.Fatal(res.err)
-		}
-		p.flush()
-		t.Logf("%s: %d units, lookahead %v, %d windows, %.0f events/window, %d events without a unit",
-			c.name, p.units, p.lookahead, len(p.perWindow), float64(p.events)/float64(len(p.perWindow)), p.global)
-		for _, n := range []int{1, 2, 4, 8, 16} {
-			even, balanced := p.critical(evenSplit(p.units, n)), p.critical(p.balancedSplit(n))
-			t.Logf("  %2d threads: critical path %d (even split of units) / %d (split balancing the run's events) of %d events: bound %.2fx / %.2fx",
-				n, even, balanced, p.events, float64(p.events)/float64(even), float64(p.events)/float64(balanced))
-		}
+	}
+}
+
+func (p *projection) report(t *testing.T, name string, apart bool) {
+	t.Logf("%s, hosts apart %v: %d units, lookahead %v, %d windows, %.0f events/window, %d events without a unit",
+		name, apart, p.units, p.lookahead, len(p.perWindow), float64(p.events)/float64(len(p.perWindow)), p.global)
+	for _, n := range []int{1, 2, 4, 8, 16} {
+		even, balanced := p.critical(evenSplit(p.units, n)), p.critical(p.balancedSplit(n))
+		t.Logf("  %2d threads: critical path %d (even split of units) / %d (split balancing the run's events) of %d events: bound %.2fx / %.2fx",
+			n, even, balanced, p.events, float64(p.events)/float64(even), float64(p.events)/float64(balanced))
 	}
 }
 
@@ -72,29 +78,51 @@ type projection struct {
 	events    uint64
 }
 
-func newProjection(sim *Sim) *projection {
+// newProjection cuts sim's network into units: each leaf switch with its
+// hosts, or (hostsApart) each host with its NIC on its own beside its
+// leaf, which the lookahead allows when host links are no shorter than
+// the switches'; then each upper switch. Units are numbered leaf by leaf
+// (its hosts, then it), upper switches last, so that contiguous groups
+// keep a leaf's traffic together.
+func newProjection(sim *Sim, hostsApart bool) *projection {
 	topo, net := sim.Topology, sim.Net
 	p := &projection{unitOf: map[engine.Handler]int{}, hostUnit: make([]int, topo.Hosts), lookahead: engine.Never}
-	leafOf := make([]int, topo.Hosts) // host -> switch index
-	hasHosts := make([]bool, topo.Switches)
+	hostsOf := make([][]int, topo.Switches)
+	hostDelay := engine.Never
 	for _, l := range topo.Links {
 		a, b := l.A, l.B
 		switch {
 		case a < topo.Hosts:
-			leafOf[a], hasHosts[b-topo.Hosts] = b-topo.Hosts, true
+			hostsOf[b-topo.Hosts] = append(hostsOf[b-topo.Hosts], a)
+			hostDelay = min(hostDelay, l.Delay)
 		case b < topo.Hosts:
-			leafOf[b], hasHosts[a-topo.Hosts] = a-topo.Hosts, true
+			hostsOf[a-topo.Hosts] = append(hostsOf[a-topo.Hosts], b)
+			hostDelay = min(hostDelay, l.Delay)
 		default:
 			p.lookahead = min(p.lookahead, l.Delay)
 		}
 	}
-	// Leaves (with their hosts) first, then the upper switches.
+	if hostsApart {
+		p.lookahead = min(p.lookahead, hostDelay)
+	}
 	switchUnit := make([]int, topo.Switches)
 	for _, leaves := range []bool{true, false} {
 		for i := range topo.Switches {
-			if hasHosts[i] == leaves {
-				switchUnit[i] = p.units
-				p.units++
+			if (len(hostsOf[i]) > 0) != leaves {
+				continue
+			}
+			for _, h := range hostsOf[i] {
+				if hostsApart {
+					p.hostUnit[h] = p.units
+					p.units++
+				}
+			}
+			switchUnit[i] = p.units
+			p.units++
+			if !hostsApart {
+				for _, h := range hostsOf[i] {
+					p.hostUnit[h] = switchUnit[i]
+				}
 			}
 		}
 	}
@@ -104,7 +132,6 @@ func newProjection(sim *Sim) *projection {
 		}
 	}
 	for h := range topo.Hosts {
-		p.hostUnit[h] = switchUnit[leafOf[h]]
 		p.unitOf[net.HostPorts[h]] = p.hostUnit[h]
 	}
 	p.count = make([]uint32, p.units)
