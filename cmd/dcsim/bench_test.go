@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/dcsim/dcsim/wiring"
@@ -53,17 +52,6 @@ func BenchmarkSchedulers(b *testing.B) {
 func BenchmarkDefaultRun(b *testing.B) { benchRun(b) }
 
 func benchRun(b *testing.B, sets ...string) { benchScenario(b, "default", sets...) }
-
-// cpuSeconds is the process's user and system CPU time: on a shared
-// machine it measures a run's own work where wall time also counts the
-// other processes' (the GC's work on the second core counts too).
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
 
 // permutation writes a flow list in which every one of n hosts (hosts 0,
 // stride, 2*stride, ...) sends size bytes at time 0 to another, by a fixed
@@ -247,9 +235,8 @@ func benchScenarioIn(b *testing.B, dir, name string, sets ...string) {
 	b.ReportMetric(float64(mallocs)/float64(pkts), "allocs/pkt")
 	b.ReportMetric(float64(structs), "pktStructs")
 	b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		b.ReportMetric(float64(ru.Maxrss)/1024, "maxrssMiB")
+	if mib, ok := maxRSSMiB(); ok {
+		b.ReportMetric(mib, "maxrssMiB")
 	}
 }
 
