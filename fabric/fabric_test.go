@@ -224,6 +224,9 @@ func TestReadTopologyFileErrors(t *testing.T) {
 		{"5 2 1\n3 4\n0 3 100Gbps 1us 0.1\n", "error_rate"},
 		{"5 2 2\n3 4\n0 3 100Gbps 1us 0\n", "want 2 links, found 1"},
 		{"3 1 2\n2\n0 2 1Gbps 1us 0\n0 2 1Gbps 1us 0\n", "host 0 has 2 links"},
+		// A first line over textline.MaxLine is too long, not empty.
+		{strings.Repeat("1", 1<<20+1) + "\n", "t.txt:1: line longer than"},
+		{"\n\n" + strings.Repeat(" ", 1<<20+1), "t.txt:3: line longer than"},
 	} {
 		_, err := ReadTopologyFile("t.txt", strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -223,8 +223,10 @@ func ReadTopologyFile(name string, r io.Reader) (*Topology, error) {
 		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
 	}
 	f, err := next()
-	if err != nil {
+	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty topology file", name)
+	} else if err != nil {
+		return nil, err // a line too long or unreadable, with its number
 	}
 	if len(f) != 3 {
 		return nil, errf("want \"node_num switch_num link_num\", got %d fields", len(f))
