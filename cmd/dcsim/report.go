@@ -88,6 +88,13 @@ the default when no flow finished in the window).`,
 					return badInput(fmt.Errorf("--%w", err))
 				}
 			}
+			if plotTo == "" {
+				for _, f := range []string{"plot-kind", "series", "stat"} {
+					if cmd.Flags().Changed(f) {
+						return badInput(fmt.Errorf("--%s shapes the figure: it goes with --plot FILE", f))
+					}
+				}
+			}
 			plotFormat := ""
 			if plotTo != "" {
 				var err error

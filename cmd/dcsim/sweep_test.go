@@ -356,6 +356,10 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"report", empty, "--plot", plotDir}, "--plot " + plotDir + ": is a directory"},
 		{[]string{"report", empty, "--format", "json"}, "--format \"json\": want text or csv"},
 		{[]string{"report", empty, "--per-size"}, "--per-size goes with --format csv"},
+		// Figure flags without a figure would be ignored.
+		{[]string{"report", empty, "--plot-kind", "cdf"}, "--plot-kind shapes the figure: it goes with --plot FILE"},
+		{[]string{"report", empty, "--stat", "p50"}, "--stat shapes the figure"},
+		{[]string{"report", empty, "--series", "scheduler"}, "--series shapes the figure"},
 		{[]string{"report", empty, "--format", "csv", "--baseline", "scheduler=fair"}, "--baseline is a text view"},
 		{[]string{"report", empty, "--baseline", "fair"}, `--baseline "fair": want column=value`},
 	}
