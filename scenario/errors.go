@@ -80,5 +80,12 @@ func syntaxError(file string, err error) *Error {
 		line, _ := strconv.Atoi(m[1])
 		return &Error{File: file, Line: line, Msg: m[2]}
 	}
-	return &Error{File: file, Msg: strings.TrimPrefix(msg, "yaml: ")}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	// yaml.v3 leaves the line out of a scanner or parser error on the
+	// first line (its mark's line 0); its reader's errors (bad UTF-8,
+	// control characters) have no position at all.
+	if !strings.Contains(msg, "UTF-8") && !strings.Contains(msg, "control characters") && !strings.Contains(msg, "Unicode") {
+		return &Error{File: file, Line: 1, Msg: msg}
+	}
+	return &Error{File: file, Msg: msg}
 }

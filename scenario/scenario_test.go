@@ -26,6 +26,11 @@ func TestParseErrors(t *testing.T) {
 			"scenario.yaml:2: did not find expected node content"},
 		{"bad indentation", "name: x\n  seed: 2\n", nil,
 			"scenario.yaml:2: mapping values are not allowed in this context"},
+		// yaml.v3 names no line for an error on the first one.
+		{"syntax error on line 1", "a: b: c\n", nil,
+			"scenario.yaml:1: mapping values are not allowed in this context"},
+		{"tab on line 1", "\tname: x\n", nil,
+			"scenario.yaml:1: found character that cannot start any token"},
 		{"two documents", "name: a\n---\nname: b\n", nil,
 			"scenario.yaml:3: more than one YAML document; a scenario is one mapping"},
 		{"top level list", "- 1\n- 2\n", nil,
