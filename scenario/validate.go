@@ -41,6 +41,7 @@ func (s *Scenario) validate(misplaced map[*Workload][]string, given func(path st
 		func() *FieldError { return s.validateRouting(given) },
 		s.validateNIC,
 		func() *FieldError { return s.Switch.Isolation.validate(s.NIC.DataClass) },
+		func() *FieldError { return s.Switch.Isolation.validateARNKnobs(given) },
 		s.validateIsolationCost,
 		s.validateTables,
 		func() *FieldError { return s.Switch.Queueing.validate(s.NIC.DataClass, s.Switch.Isolation) },
@@ -415,6 +416,27 @@ func (s *Scenario) validateRouting(given func(string) bool) *FieldError {
 		if min := s.Topology.HostLink.R().TxTime(int64(s.NIC.MTU)); r.FlowletGap.T() < min {
 			return fieldErr(p+"flowlet_gap", "%v is shorter than one packet's serialisation (nic.mtu %d B at topology.host_link %v: %v), so it reorders a QP's packets as a gap of 0 does; it needs nic.receiver: selective, or a gap of at least %v",
 				r.FlowletGap, s.NIC.MTU, s.Topology.HostLink, Duration(min), Duration(min))
+		}
+	}
+	return nil
+}
+
+// validateARNKnobs rejects, as validateRouting does for flowlets, an ARN
+// knob given a value other than its default under arn: false, where no
+// ARN entry exists (fabric/isolation: a detector only counts): a sweep
+// over it would give identical points.
+func (c *Isolation) validateARNKnobs(given func(string) bool) *FieldError {
+	if c == nil || c.ARN || given == nil {
+		return nil
+	}
+	const p = "switch.isolation."
+	d := defaultIsolation()
+	for _, f := range []struct {
+		name  string
+		isDef bool
+	}{{"arn_entry_lifetime", c.ARNEntryLifetime == d.ARNEntryLifetime}, {"arn_clear_on_normal", c.ARNClearOnNormal == d.ARNClearOnNormal}} {
+		if given(p+f.name) && !f.isDef {
+			return fieldErr(p+f.name, "has no effect under arn: false (no ARN entries exist): remove it or set switch.isolation.arn: true")
 		}
 	}
 	return nil
