@@ -15,14 +15,7 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
-	var (
-		groupBy  string
-		plotTo   string
-		format   string
-		plotOpt  sweep.PlotOptions
-		perSize  bool
-		baseline string
-	)
+	o := &reportOpts{}
 	cmd := &cobra.Command{
 		Use:   "report DIR...",
 		Short: "summarise run directories: slowdown by group and flow size, iteration time, plots",
@@ -71,122 +64,140 @@ the default when no flow finished in the window).`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "csv" {
-				return badInput(fmt.Errorf("--format %q: want text or csv", format))
-			}
-			if perSize && format != "csv" {
-				return badInput(errors.New("--per-size goes with --format csv (the text report has the per-size tables)"))
-			}
-			var base sweep.Baseline
-			if cmd.Flags().Changed("baseline") {
-				if format != "text" {
-					return badInput(errors.New("--baseline is a text view; with --format csv, divide the columns"))
-				}
-				var err error
-				if base, err = sweep.ParseBaseline(baseline); err != nil {
-					return badInput(fmt.Errorf("--%w", err))
-				}
-			}
-			if plotTo == "" {
-				for _, f := range []string{"plot-kind", "series", "stat"} {
-					if cmd.Flags().Changed(f) {
-						return badInput(fmt.Errorf("--%s shapes the figure: it goes with --plot FILE", f))
-					}
-				}
-			}
-			plotFormat := ""
-			if plotTo != "" {
-				var err error
-				if plotFormat, err = checkPlotPath(plotTo); err != nil {
-					return badInput(fmt.Errorf("--plot %w", err))
-				}
-			}
-			res, err := sweep.Collect(args...)
-			if err != nil {
-				return badInput(err)
-			}
-			if len(res.Runs) == 0 {
-				return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), sweep.ErrNoRuns))
-			}
-			if n := len(res.Repeats); n > 0 {
-				// Once, not per directory: a copied sweep repeats hundreds.
-				r, dirs := res.Repeats[0], "1 run directory holds"
-				if n > 1 {
-					dirs = fmt.Sprintf("%d run directories hold", n)
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "dcsim: warning: %s a run read from another directory (same config_hash: same scenario and seed); each run is counted once, from its first directory (%s repeats %s)\n",
-					dirs, r.Dir, r.Of)
-			}
-			var keys []string
-			if cmd.Flags().Changed("group-by") {
-				keys = []string{}
-				for k := range strings.SplitSeq(groupBy, ",") {
-					if k = strings.TrimSpace(k); k != "" {
-						keys = append(keys, k)
-					}
-				}
-			}
-			groups, err := res.Group(keys)
-			if err != nil {
-				return badInput(fmt.Errorf("--group-by: %w", err))
-			}
-			if base.Key != "" {
-				if err := base.Check(groups); err != nil {
-					return badInput(fmt.Errorf("--%w", err))
-				}
-			}
-			var fig *sweep.Figure
-			if plotTo != "" {
-				// Planned before the report prints: a figure that cannot
-				// be legible is bad input, not a half-done report.
-				if fig, err = sweep.NewFigure(groups, plotOpt); err != nil {
-					return badInput(fmt.Errorf("--plot: %w", err))
-				}
-			}
-			stdout := cmd.OutOrStdout()
-			if format == "csv" {
-				if perSize {
-					err = sweep.WriteSizeCSV(stdout, groups)
-				} else {
-					err = sweep.WriteCSV(stdout, groups)
-				}
-				for _, d := range res.Failed {
-					fmt.Fprintf(cmd.ErrOrStderr(), "note: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
-				}
-			} else {
-				err = sweep.FormatGroups(stdout, groups)
-				if err == nil && base.Key != "" {
-					err = sweep.FormatRatios(stdout, groups, base)
-				}
-				for _, d := range res.Failed {
-					fmt.Fprintf(stdout, "\nnote: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
-				}
-			}
-			if err != nil {
-				return err
-			}
-			if plotTo != "" {
-				err := analysis.WriteFileAtomic(plotTo, func(w io.Writer) error { return fig.Write(w, plotFormat) })
-				if err != nil {
-					return fmt.Errorf("plot: %w", err)
-				}
-				if format == "text" {
-					fmt.Fprintf(stdout, "\nplot in %s\n", plotTo)
-				}
-			}
-			return nil
-		},
+		RunE: o.run,
 	}
-	cmd.Flags().StringVar(&groupBy, "group-by", "", "comma-separated run.parquet columns to group by (default: everything that differs between runs but the seed; empty: one group)")
-	cmd.Flags().BoolVar(&perSize, "per-size", false, "with --format csv: one line per group and 5% flow-size bucket, the rows behind the slowdown-by-size curves")
-	cmd.Flags().StringVar(&baseline, "baseline", "", "COLUMN=VALUE, e.g. scheduler=fair: also print every other group's slowdown as ratios to the group that differs from it in COLUMN alone")
-	cmd.Flags().StringVar(&plotTo, "plot", "", "also draw a figure into FILE.png, FILE.svg or FILE.pdf")
-	cmd.Flags().StringVar(&plotOpt.Kind, "plot-kind", "", "the figure's panels: "+strings.Join(sweep.PlotKinds, ", ")+" (default slowdown-by-size, iterations for training runs)")
-	cmd.Flags().StringVar(&plotOpt.Series, "series", "", "the grouping column drawn as lines inside each panel (default scheduler, else the last --group-by column)")
-	cmd.Flags().StringVar(&plotOpt.Stat, "stat", "p99", "the slowdown statistic of --plot-kind slowdown-by-size: p50, p95, p99 or mean")
-	cmd.Flags().StringVar(&format, "format", "text", "text (tables) or csv (one line per group, full precision)")
+	cmd.Flags().StringVar(&o.groupBy, "group-by", "", "comma-separated run.parquet columns to group by (default: everything that differs between runs but the seed; empty: one group)")
+	cmd.Flags().BoolVar(&o.perSize, "per-size", false, "with --format csv: one line per group and 5% flow-size bucket, the rows behind the slowdown-by-size curves")
+	cmd.Flags().StringVar(&o.baseline, "baseline", "", "COLUMN=VALUE, e.g. scheduler=fair: also print every other group's slowdown as ratios to the group that differs from it in COLUMN alone")
+	cmd.Flags().StringVar(&o.plotTo, "plot", "", "also draw a figure into FILE.png, FILE.svg or FILE.pdf")
+	cmd.Flags().StringVar(&o.plotOpt.Kind, "plot-kind", "", "the figure's panels: "+strings.Join(sweep.PlotKinds, ", ")+" (default slowdown-by-size, iterations for training runs)")
+	cmd.Flags().StringVar(&o.plotOpt.Series, "series", "", "the grouping column drawn as lines inside each panel (default scheduler, else the last --group-by column)")
+	cmd.Flags().StringVar(&o.plotOpt.Stat, "stat", "p99", "the slowdown statistic of --plot-kind slowdown-by-size: p50, p95, p99 or mean")
+	cmd.Flags().StringVar(&o.format, "format", "text", "text (tables) or csv (one line per group, full precision)")
 	return cmd
+}
+
+// reportOpts are dcsim report's flags.
+type reportOpts struct {
+	groupBy  string
+	plotTo   string
+	format   string
+	plotOpt  sweep.PlotOptions
+	perSize  bool
+	baseline string
+}
+
+// checkFlags checks the flags before any work and returns the baseline
+// and the plot's format.
+func (o *reportOpts) checkFlags(cmd *cobra.Command) (base sweep.Baseline, plotFormat string, err error) {
+	if o.format != "text" && o.format != "csv" {
+		return base, "", badInput(fmt.Errorf("--format %q: want text or csv", o.format))
+	}
+	if o.perSize && o.format != "csv" {
+		return base, "", badInput(errors.New("--per-size goes with --format csv (the text report has the per-size tables)"))
+	}
+	if cmd.Flags().Changed("baseline") {
+		if o.format != "text" {
+			return base, "", badInput(errors.New("--baseline is a text view; with --format csv, divide the columns"))
+		}
+		if base, err = sweep.ParseBaseline(o.baseline); err != nil {
+			return base, "", badInput(fmt.Errorf("--%w", err))
+		}
+	}
+	if o.plotTo == "" {
+		for _, f := range []string{"plot-kind", "series", "stat"} {
+			if cmd.Flags().Changed(f) {
+				return base, "", badInput(fmt.Errorf("--%s shapes the figure: it goes with --plot FILE", f))
+			}
+		}
+		return base, "", nil
+	}
+	if plotFormat, err = checkPlotPath(o.plotTo); err != nil {
+		return base, "", badInput(fmt.Errorf("--plot %w", err))
+	}
+	return base, plotFormat, nil
+}
+
+// run is dcsim report.
+func (o *reportOpts) run(cmd *cobra.Command, args []string) error {
+	base, plotFormat, err := o.checkFlags(cmd)
+	if err != nil {
+		return err
+	}
+	res, err := sweep.Collect(args...)
+	if err != nil {
+		return badInput(err)
+	}
+	if len(res.Runs) == 0 {
+		return badInput(fmt.Errorf("%s: %w", strings.Join(args, ", "), sweep.ErrNoRuns))
+	}
+	if n := len(res.Repeats); n > 0 {
+		// Once, not per directory: a copied sweep repeats hundreds.
+		r, dirs := res.Repeats[0], "1 run directory holds"
+		if n > 1 {
+			dirs = fmt.Sprintf("%d run directories hold", n)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "dcsim: warning: %s a run read from another directory (same config_hash: same scenario and seed); each run is counted once, from its first directory (%s repeats %s)\n",
+			dirs, r.Dir, r.Of)
+	}
+	var keys []string
+	if cmd.Flags().Changed("group-by") {
+		keys = []string{}
+		for k := range strings.SplitSeq(o.groupBy, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				keys = append(keys, k)
+			}
+		}
+	}
+	groups, err := res.Group(keys)
+	if err != nil {
+		return badInput(fmt.Errorf("--group-by: %w", err))
+	}
+	if base.Key != "" {
+		if err := base.Check(groups); err != nil {
+			return badInput(fmt.Errorf("--%w", err))
+		}
+	}
+	var fig *sweep.Figure
+	if o.plotTo != "" {
+		// Planned before the report prints: a figure that cannot
+		// be legible is bad input, not a half-done report.
+		if fig, err = sweep.NewFigure(groups, o.plotOpt); err != nil {
+			return badInput(fmt.Errorf("--plot: %w", err))
+		}
+	}
+	stdout := cmd.OutOrStdout()
+	if o.format == "csv" {
+		if o.perSize {
+			err = sweep.WriteSizeCSV(stdout, groups)
+		} else {
+			err = sweep.WriteCSV(stdout, groups)
+		}
+		for _, d := range res.Failed {
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
+		}
+	} else {
+		err = sweep.FormatGroups(stdout, groups)
+		if err == nil && base.Key != "" {
+			err = sweep.FormatRatios(stdout, groups, base)
+		}
+		for _, d := range res.Failed {
+			fmt.Fprintf(stdout, "\nnote: failed point, not reported: %s\n", filepath.Join(d, sweep.ErrorFile))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if o.plotTo != "" {
+		err := analysis.WriteFileAtomic(o.plotTo, func(w io.Writer) error { return fig.Write(w, plotFormat) })
+		if err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		if o.format == "text" {
+			fmt.Fprintf(stdout, "\nplot in %s\n", o.plotTo)
+		}
+	}
+	return nil
 }
 
 // checkPlotPath checks a --plot path before any work: an image format by
