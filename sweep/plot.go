@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 // PlotOptions choose what Plot draws. The zero value draws the p99
@@ -108,6 +109,37 @@ func seriesStyle(i int) style {
 	return style{okabeIto[i], seriesGlyphs[i], seriesDashes[i]}
 }
 
+// seriesSlots gives each series value its style. A scheduler keeps one
+// style in every figure, its place among the catalog's schedulers in
+// alphabetical order (fair blue, storm orange, ...: the legend's order
+// when all seven are drawn), so that figures of different subsets read
+// alike side by side. Any other column, or a scheduler the catalog does
+// not know, takes the styles in legend order.
+func seriesSlots(key string, values []string) []int {
+	slots := make([]int, max(1, len(values))) // without a series column, one line: style 0
+	for i := range slots {
+		slots[i] = i
+	}
+	if key != "scheduler" {
+		return slots
+	}
+	var names []string
+	for _, p := range wiring.Catalog().Schedulers {
+		names = append(names, p.Name)
+	}
+	slices.SortFunc(names, compareValues)
+	if len(names) > MaxSeries {
+		return slots
+	}
+	fixed := make([]int, len(values))
+	for i, v := range values {
+		if fixed[i] = slices.Index(names, v); fixed[i] < 0 {
+			return slots
+		}
+	}
+	return fixed
+}
+
 // Figure is a checked plan of a plot: its panels, series and layout.
 // NewFigure makes it before anything is drawn, so a report can refuse
 // a figure that would not be legible before it prints anything.
@@ -115,7 +147,8 @@ type Figure struct {
 	kind, stat string
 	ylabel     string
 	seriesKey  string   // "" when there is no series column
-	series     []string // the series values, in order: value i has seriesStyle(i)
+	series     []string // the series values, in legend order
+	slots      []int    // series value i has seriesStyle(slots[i])
 	title      string
 	panels     []*panel // row-major, nil for a facet combination without runs
 	rows, cols int
@@ -190,6 +223,7 @@ func NewFigure(groups []*Group, opt PlotOptions) (*Figure, error) {
 		}
 		slices.SortStableFunc(f.series, compareValues)
 	}
+	f.slots = seriesSlots(f.seriesKey, f.series)
 	if len(f.series) > MaxSeries {
 		return nil, fmt.Errorf("plot: %d values of %s in a panel, at most %d can be told apart: group by fewer, or pick another --series", len(f.series), f.seriesKey, MaxSeries)
 	}
@@ -371,11 +405,11 @@ func (f *Figure) Panels() int {
 func (f *Figure) Grid() (rows, cols int) { return f.rows, f.cols }
 
 // Series are the values of the series column, in legend order; value i
-// has colour SeriesColor(i) in every panel.
+// has colour f.SeriesColor(i) in every panel.
 func (f *Figure) Series() (column string, values []string) { return f.seriesKey, f.series }
 
 // SeriesColor is the colour of series value i.
-func SeriesColor(i int) color.Color { return okabeIto[i] }
+func (f *Figure) SeriesColor(i int) color.Color { return okabeIto[f.slots[i]] }
 
 // PlotFormat is the image format of a plot file, by its extension: png,
 // svg or pdf.
@@ -488,7 +522,7 @@ func (f *Figure) drawLegend(c draw.Canvas, cols int) {
 	// glyph in the legend would read as one of them.
 	glyphs := f.kind != "summary" && f.kind != "iterations"
 	for i, s := range f.series {
-		st := seriesStyle(i)
+		st := seriesStyle(f.slots[i])
 		x := x0 + vg.Length(i%cols)*colW
 		y := top - vg.Length(i/cols)*legendRow
 		ls := draw.LineStyle{Color: st.color, Width: vg.Points(1.2), Dashes: st.dashes}
@@ -626,7 +660,7 @@ func (f *Figure) bySize(p *panel) (*plot.Plot, float64, float64, error) {
 				lo, hi = min(lo, v), max(hi, v)
 			}
 		}
-		if err := addLine(pl, xys, p.series[i], 1); err != nil {
+		if err := addLine(pl, xys, f.slots[p.series[i]], 1); err != nil {
 			return nil, 0, 0, err
 		}
 	}
@@ -667,7 +701,7 @@ func (f *Figure) cdf(p *panel) (*plot.Plot, error) {
 		if n > 0 {
 			xys = append(xys, plotter.XY{X: sd[n-1], Y: 1})
 		}
-		if err := addLine(pl, xys, p.series[i], max(1, len(xys)/6)); err != nil {
+		if err := addLine(pl, xys, f.slots[p.series[i]], max(1, len(xys)/6)); err != nil {
 			return nil, err
 		}
 	}
@@ -702,7 +736,7 @@ func (f *Figure) ccdfPanel(p *panel) (*plot.Plot, float64, float64, error) {
 			xys = append(xys, plotter.XY{X: sd[j], Y: above})
 			lo = min(lo, above)
 		}
-		if err := addLine(pl, xys, p.series[i], max(1, len(xys)/6)); err != nil {
+		if err := addLine(pl, xys, f.slots[p.series[i]], max(1, len(xys)/6)); err != nil {
 			return nil, 0, 0, err
 		}
 	}
@@ -721,7 +755,7 @@ func (f *Figure) dots(p *panel, stats func(*Group) (float64, float64)) (*plot.Pl
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, g := range p.groups {
 		a, b := stats(g)
-		st := seriesStyle(p.series[i])
+		st := seriesStyle(f.slots[p.series[i]])
 		for k, v := range []float64{a, b} {
 			if math.IsNaN(v) || v <= 0 {
 				continue

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/wiring"
 )
 
 const schedSeeds = `name: ss
@@ -465,14 +466,43 @@ func TestFigureColours(t *testing.T) {
 			}
 			return n
 		}
+		// fair and storm keep their catalog slots: 0 (blue) and 4 (orange).
 		for half, x := range []int{0, b.Dx() / 2} {
-			for i := range 3 {
-				n := count(x, x+b.Dx()/2, SeriesColor(i))
-				if (i < 2) != (n > 50) {
-					t.Errorf("%s: panel %d has %d pixels of series colour %d", kind, half, n, i)
+			for i := range 6 {
+				n := count(x, x+b.Dx()/2, okabeIto[i])
+				if (i == 0 || i == 4) != (n > 50) {
+					t.Errorf("%s: panel %d has %d pixels of palette colour %d", kind, half, n, i)
 				}
 			}
 		}
+	}
+}
+
+// A scheduler has one style in every figure, whichever others it is drawn
+// with; other columns take the styles in legend order.
+func TestSeriesSlots(t *testing.T) {
+	names := []string{}
+	for _, p := range wiring.Catalog().Schedulers {
+		names = append(names, p.Name)
+	}
+	slices.SortFunc(names, compareValues)
+	storm := slices.Index(names, "storm")
+	for _, vals := range [][]string{{"storm"}, {"fair", "storm"}, {"pias", "storm", "srpt"}} {
+		v := slices.Clone(vals)
+		slots := seriesSlots("scheduler", v)
+		i := slices.Index(v, "storm")
+		if slots[i] != storm {
+			t.Errorf("%v: storm in slot %d, want %d", vals, slots[i], storm)
+		}
+	}
+	if got := seriesSlots("scheduler", []string{"fair", "my-test-only"}); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("unknown scheduler: slots %v, want legend order", got)
+	}
+	if got := seriesSlots("load", []string{"0.8", "0.5"}); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("load: slots %v", got)
+	}
+	if got := seriesSlots("", nil); !slices.Equal(got, []int{0}) {
+		t.Errorf("no series: slots %v", got)
 	}
 }
 
