@@ -450,7 +450,9 @@ func (f *Figure) Write(w io.Writer, format string) error {
 	case "png":
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(plotDPI))}
 	case "svg":
-		c = vgsvg.New(width, height)
+		// The fonts go inside the file: a viewer without Liberation Serif
+		// would otherwise draw its own, and the labels would not fit.
+		c = vgsvg.NewWith(vgsvg.UseWH(width, height), vgsvg.EmbedFonts(true))
 	case "pdf":
 		c = vgpdf.New(width, height)
 	default:

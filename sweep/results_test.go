@@ -528,6 +528,10 @@ func TestPlotFormats(t *testing.T) {
 		if format == "svg" && !bytes.Contains(buf.Bytes(), []byte("scheduler:")) {
 			t.Error("SVG lacks the legend's column name")
 		}
+		// The SVG carries its fonts (a viewer without them drew others).
+		if format == "svg" && !bytes.Contains(buf.Bytes(), []byte("@font-face")) {
+			t.Error("SVG does not embed its fonts")
+		}
 	}
 	for _, bad := range []string{"x.gif", "x", "dir/"} {
 		if _, err := PlotFormat(bad); err == nil {
