@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/dcsim/dcsim/analysis"
+	"go.yaml.in/yaml/v3"
 )
 
 // RunResult is one complete run directory: its run.parquet row and
@@ -35,6 +36,12 @@ type RunResult struct {
 	// lines, "-" when the directory has no scenario.yaml. Runs with equal
 	// Config differ only in seed (and name); it is the "config" column.
 	Config string
+	// fields are the run's resolved scenario (scenario.yaml) as dotted
+	// field paths and printed values, in file order (fieldOrder): every
+	// scenario field is a column, so that runs of plain dcsim run, which
+	// have no swept parameters, can be grouped by what tells them apart.
+	fields     map[string]string
+	fieldOrder []string
 }
 
 // Results are the runs found under some directories.
@@ -137,6 +144,7 @@ func readRun(dir string) (*RunResult, error) {
 		return nil, err
 	}
 	r := &RunResult{Dir: dir, Run: rr, Params: params, Config: configOf(filepath.Join(dir, "scenario.yaml"))}
+	r.fields, r.fieldOrder = scenarioFields(filepath.Join(dir, "scenario.yaml"))
 	if r.Flows, err = analysis.ReadFlowStats(filepath.Join(dir, analysis.FlowsFile)); err != nil {
 		return nil, err
 	}
@@ -163,6 +171,61 @@ func configOf(path string) string {
 		h.Write([]byte(line + "\n"))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// scenarioFields reads the scenario file at path as dotted field paths
+// (workload.load, switch.ecn.kmin, extra_workloads[0].kind) and their
+// values as written, lists and maps in YAML's flow style; seed and name
+// are left out (the seed is a run.parquet column; a name only labels).
+// A missing or unreadable file has none.
+func scenarioFields(path string) (map[string]string, []string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil, nil
+	}
+	fields := map[string]string{}
+	var order []string
+	var walk func(prefix string, n *yaml.Node)
+	walk = func(prefix string, n *yaml.Node) {
+		switch {
+		case n.Kind == yaml.MappingNode && len(n.Content) > 0:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				if prefix == "" && (k == "seed" || k == "name") {
+					continue
+				}
+				if prefix != "" {
+					k = prefix + "." + k
+				}
+				walk(k, n.Content[i+1])
+			}
+		case n.Kind == yaml.SequenceNode && len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode:
+			for i, c := range n.Content {
+				walk(fmt.Sprintf("%s[%d]", prefix, i), c)
+			}
+		case n.Kind == yaml.ScalarNode:
+			fields[prefix] = n.Value
+			order = append(order, prefix)
+		default:
+			c := *n
+			c.Style = yaml.FlowStyle
+			for _, e := range c.Content {
+				e.Style |= yaml.FlowStyle
+			}
+			b, err := yaml.Marshal(&c)
+			if err != nil {
+				return
+			}
+			fields[prefix] = strings.TrimSpace(string(b))
+			order = append(order, prefix)
+		}
+	}
+	walk("", doc.Content[0])
+	return fields, order
 }
 
 // runFields maps the scalar pinned run.parquet columns to RunRecord
@@ -193,7 +256,8 @@ func (r *RunResult) Value(name string) (v string, ok bool) {
 			return formatValue(p.Value), true
 		}
 	}
-	return "", false
+	v, ok = r.fields[name]
+	return v, ok
 }
 
 func formatValue(v any) string {
@@ -213,7 +277,9 @@ func formatValue(v any) string {
 
 // Columns lists the columns runs can be grouped by: the scalar pinned
 // run.parquet columns, then every swept column found, in first-seen
-// order.
+// order. Every field of a run's scenario.yaml (workload.load,
+// switch.ecn.kmin, ...) is a column too, but not listed: there are
+// hundreds (HasColumn).
 func (r *Results) Columns() []string {
 	var cols []string
 	for _, c := range analysis.RunColumns() {
@@ -222,6 +288,20 @@ func (r *Results) Columns() []string {
 		}
 	}
 	return append(append(cols, "config"), r.Swept()...)
+}
+
+// HasColumn reports whether name is a column: one of Columns, or a field
+// of some run's scenario.
+func (r *Results) HasColumn(name string) bool {
+	if slices.Contains(r.Columns(), name) {
+		return true
+	}
+	for _, run := range r.Runs {
+		if _, ok := run.fields[name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Swept lists the swept parameter columns of the runs, in first-seen
@@ -241,10 +321,11 @@ func (r *Results) Swept() []string {
 // DefaultGroupBy groups by everything that differs between the runs but
 // the seed, so that only runs of one configuration are pooled: scheduler
 // and cc, every swept column but nic.scheduler and cc.algorithm (which the
-// first two already show), then each of scenario, workload, load and
-// config (the resolved scenario, for what no column shows, such as a
-// --set topology.kind) that still tells apart runs agreeing on the keys
-// before it. Runs that differ only in seed fall in one group.
+// first two already show), then each of scenario, workload and load, then
+// each scenario field (a --set topology.kind of plain runs, say), and
+// last config (a run without scenario.yaml), that still tells apart runs
+// agreeing on the keys before it. Runs that differ only in seed fall in
+// one group.
 func (r *Results) DefaultGroupBy() []string {
 	keys := []string{"scheduler", "cc"}
 	for _, c := range r.Swept() {
@@ -252,12 +333,38 @@ func (r *Results) DefaultGroupBy() []string {
 			keys = append(keys, c)
 		}
 	}
-	for _, c := range []string{"scenario", "workload", "load", "config"} {
+	for _, c := range []string{"scenario", "workload", "load"} {
 		if r.splits(keys, c) {
 			keys = append(keys, c)
 		}
 	}
+	// Fields the keys already show: the scheduler and algorithm, a
+	// workload's kind and load.
+	shown := []string{"nic.scheduler", "cc.algorithm", "workload.kind", "workload.load"}
+	for _, c := range r.scenarioFields() {
+		if !slices.Contains(keys, c) && !slices.Contains(shown, c) && r.splits(keys, c) {
+			keys = append(keys, c)
+		}
+	}
+	if r.splits(keys, "config") {
+		keys = append(keys, "config")
+	}
 	return keys
+}
+
+// scenarioFields are the scenario fields of the runs, in first-seen order.
+func (r *Results) scenarioFields() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, run := range r.Runs {
+		for _, f := range run.fieldOrder {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // splits reports whether two runs with the same values of keys differ in
@@ -344,10 +451,9 @@ func (r *Results) Group(keys []string) ([]*Group, error) {
 	if keys == nil {
 		keys = r.DefaultGroupBy()
 	}
-	cols := r.Columns()
 	for _, k := range keys {
-		if !slices.Contains(cols, k) {
-			return nil, fmt.Errorf("group by %q: no such column (have: %s)", k, strings.Join(cols, ", "))
+		if !r.HasColumn(k) {
+			return nil, fmt.Errorf("group by %q: no such column (have: %s, and the scenario's fields, such as workload.load)", k, strings.Join(r.Columns(), ", "))
 		}
 	}
 	byKey := map[string]*Group{}

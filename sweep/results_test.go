@@ -359,6 +359,48 @@ func synthetic(workload string, load float64, sched string, scale float64) *RunR
 	return r
 }
 
+// Every field of a run's scenario.yaml is a column: plain runs, with no
+// swept parameters, are told apart by the field they differ in, not by an
+// opaque config hash.
+func TestScenarioFieldColumns(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const base = "name: a\nseed: 3\ntopology:\n  kind: spine-leaf\n  hosts: 128\nswitch:\n  wrr_weights: [1, 2]\n  ecn:\n    kmin: 100KB\nworkload:\n  kind: cloud\n  load: 0.5\nextra_workloads:\n  - kind: incast\n"
+	fields, order := scenarioFields(write("a.yaml", base))
+	for k, want := range map[string]string{"topology.kind": "spine-leaf", "switch.ecn.kmin": "100KB", "switch.wrr_weights": "[1, 2]",
+		"workload.load": "0.5", "extra_workloads[0].kind": "incast"} {
+		if fields[k] != want {
+			t.Errorf("%s = %q, want %q", k, fields[k], want)
+		}
+	}
+	if _, ok := fields["seed"]; ok || order[0] != "topology.kind" {
+		t.Errorf("seed and name are no fields; order %v", order)
+	}
+	res := &Results{}
+	for i, kind := range []string{"spine-leaf", "fat-tree", "spine-leaf"} {
+		r := synthetic("w", 0.5, "fair", 1)
+		r.fields, r.fieldOrder = scenarioFields(write(fmt.Sprint(i, ".yaml"), strings.Replace(base, "spine-leaf", kind, 1)))
+		r.Config = fmt.Sprint("hash-", kind)
+		res.Runs = append(res.Runs, r)
+	}
+	if got := res.DefaultGroupBy(); !slices.Equal(got, []string{"scheduler", "cc", "topology.kind"}) {
+		t.Errorf("default grouping %v, want the differing field named", got)
+	}
+	groups, err := res.Group([]string{"topology.kind"})
+	if err != nil || len(groups) != 2 || groups[0].Values[0] != "fat-tree" || len(groups[1].Runs) != 2 {
+		t.Errorf("grouped by topology.kind: %v, %v", groups, err)
+	}
+	if _, err := res.Group([]string{"topology.colour"}); err == nil || !strings.Contains(err.Error(), "and the scenario's fields") {
+		t.Errorf("unknown field: %v", err)
+	}
+}
+
 // Grouped by workload, load and scheduler, the figure has one panel per
 // workload x load (loads across, workloads down), the schedulers as
 // series in one palette order, and what all runs share in its title; the
