@@ -227,7 +227,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 		seen[name] = k
 		f, ok := fieldNamed(fields, name)
 		if ok {
-			if err := d.decode(val, v.Field(f.index), fp); err != nil {
+			if err := d.decode(val, v.FieldByIndex(f.index), fp); err != nil {
 				return err
 			}
 			continue
@@ -361,31 +361,49 @@ func (d *decoder) resolvePlugins(s *Scenario) error {
 	return nil
 }
 
-// fieldInfo is one yaml-tagged exported field of a struct.
+// fieldInfo is one yaml-tagged exported field of a struct, or of a struct
+// it embeds inline.
 type fieldInfo struct {
 	name      string
-	index     int
+	index     []int // for reflect.Value.FieldByIndex
 	omitEmpty bool
 }
 
+// fieldsOf lists t's fields in declaration order. An embedded struct
+// tagged `yaml:",inline"` contributes its own fields in its place, at the
+// same level, as yaml.v3 does: a set of parameters several plugins share
+// is declared once and still reads, prints and errs as the plugin's own.
 func fieldsOf(t reflect.Type) []fieldInfo {
 	var out []fieldInfo
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
 		tag := f.Tag.Get("yaml")
-		if tag == "-" {
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && name == "" && hasOption(opts, "inline") {
+			for _, in := range fieldsOf(f.Type) {
+				in.index = append([]int{i}, in.index...)
+				out = append(out, in)
+			}
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
-		out = append(out, fieldInfo{name: name, index: i, omitEmpty: strings.Contains(opts, "omitempty")})
+		out = append(out, fieldInfo{name: name, index: []int{i}, omitEmpty: hasOption(opts, "omitempty")})
 	}
 	return out
+}
+
+func hasOption(opts, want string) bool {
+	for o := range strings.SplitSeq(opts, ",") {
+		if o == want {
+			return true
+		}
+	}
+	return false
 }
 
 func fieldNamed(fields []fieldInfo, name string) (fieldInfo, bool) {
