@@ -154,7 +154,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 		return d.decodeList(n, v, path)
 	case reflect.Array:
 		if n.Kind != yaml.SequenceNode {
-			return d.errAt(n, path, "want a list of %d values, got %s", v.Len(), kindName(n))
+			return d.errAt(n, path, "want a list of %d values, got %s", v.Len(), NodeKind(n))
 		}
 		if len(n.Content) != v.Len() {
 			return d.errAt(n, path, "want %d values, got %d", v.Len(), len(n.Content))
@@ -183,7 +183,7 @@ func (d *decoder) decodeText(n *yaml.Node, v reflect.Value, path string, parse f
 
 func (d *decoder) decodeList(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.SequenceNode {
-		return d.errAt(n, path, "want a list, got %s", kindName(n))
+		return d.errAt(n, path, "want a list, got %s", NodeKind(n))
 	}
 	if len(n.Content) == 0 {
 		// Empty is nil, so that a printed "[]" reads back equal.
@@ -206,7 +206,7 @@ func (d *decoder) decodeList(n *yaml.Node, v reflect.Value, path string) error {
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.MappingNode {
-		return d.errAt(n, path, "want a mapping, got %s", kindName(n))
+		return d.errAt(n, path, "want a mapping, got %s", NodeKind(n))
 	}
 	fields := fieldsOf(v.Type())
 	holder, _ := v.Addr().Interface().(pluginHolder)
@@ -214,7 +214,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return d.errAt(k, path, "want a field name, got %s", kindName(k))
+			return d.errAt(k, path, "want a field name, got %s", NodeKind(k))
 		}
 		if k.ShortTag() == "!!merge" {
 			return d.errAt(k, path, "merge keys (<<) are not supported")
@@ -279,7 +279,7 @@ func (d *decoder) validFields(fields []fieldInfo, holder pluginHolder) string {
 
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.ScalarNode {
-		return d.errAt(n, path, "want a single value, got %s", kindName(n))
+		return d.errAt(n, path, "want a single value, got %s", NodeKind(n))
 	}
 	tag := n.ShortTag()
 	switch v.Kind() {

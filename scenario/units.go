@@ -141,23 +141,9 @@ func isDecimalZero(s string) bool {
 // was found instead.
 func scalarValue(n *yaml.Node) (string, error) {
 	if n.Kind != yaml.ScalarNode {
-		return "", fmt.Errorf("want a single value, got %s", kindName(n))
+		return "", fmt.Errorf("want a single value, got %s", NodeKind(n))
 	}
 	return n.Value, nil
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.DocumentNode:
-		return "a document"
-	}
-	return fmt.Sprintf("%q", n.Value)
 }
 
 // QPMapping says how the RNIC maps messages onto queue pairs
