@@ -51,12 +51,18 @@
 // overflow; RateFloor combines an algorithm's min_rate with Env.MinRate;
 // Window is the reference model's HAS_WIN/VAR_WIN window.
 //
-// Each algorithm's Params keep their own fields, in the order a scenario
-// prints them (the scenario package's YAML encoder and decoder do not
-// flatten embedded structs, so min_rate, has_win, var_win and
-// ack_high_prio are declared in each; ack_high_prio is a NIC setting that
-// the reference ties to the CC choice and reaches rnic through
-// Spec.AckHighPrio). Their Validate states one bound per field with
+// Each algorithm's Params end with the embedded [NICParams] (has_win,
+// var_win, ack_high_prio), tagged `yaml:",inline"`: the scenario
+// package's YAML decoder, encoder, --set and field reference flatten it,
+// so the keys stay the algorithm's own (cc.dcqcn.has_win) in the order
+// they had when each algorithm declared them. min_rate is declared in each
+// Params, since DCQCN prints it among its own fields. ack_high_prio is a
+// NIC setting that the reference ties to the CC choice; it stays under
+// cc.<algorithm> rather than moving to nic, because moving it would change
+// the schema users write and lose the per-CC defaults the reference's
+// launch script sets (on for DCQCN and TIMELY, off for HPCC and DCTCP).
+// It reaches rnic through Spec.AckHighPrio, and nic.ack_class decides
+// whether it applies. Their Validate states one bound per field with
 // CheckParams and the shared bounds (Positive, NonNegative, AtLeast,
 // Fraction, Weight), whose messages every algorithm shares (ParamError:
 // "dcqcn: rate_ai: must be >= 0, got ...").

@@ -72,3 +72,27 @@ func Fraction(c *ParamChecks, field string, v float64) {
 func Weight(c *ParamChecks, field string, v float64) {
 	c.Require(v >= 0 && v <= 1, field, "must be in [0, 1], got %v", v)
 }
+
+// NICParams are the reference's RdmaHw settings that its launch script
+// sets together with the CC choice and that every algorithm here takes:
+// the HAS_WIN/VAR_WIN window (see Window) and ACK_HIGH_PRIO (reaching
+// rnic through Spec.AckHighPrio). An algorithm's Params embed them last,
+// tagged `yaml:",inline"`, so that they read and print as the algorithm's
+// own keys (cc.dcqcn.has_win); min_rate, which every algorithm also
+// takes, stays in each Params because DCQCN prints it among its own
+// fields and the printed order is part of the schema.
+type NICParams struct {
+	HasWin bool `yaml:"has_win"` // window W = maxBdp
+	VarWin bool `yaml:"var_win"` // window scales with R/R_max
+	// AckHighPrio lets the NIC send this algorithm's ACKs while their
+	// (data) class is paused (Spec.AckHighPrio).
+	AckHighPrio bool `yaml:"ack_high_prio"`
+}
+
+// Spec starts the Spec of the algorithm name with these settings, built
+// per QP by newAlg: no extra header, no INT, no timestamps, and
+// ACK_HIGH_PRIO as set, so that no algorithm can leave it out. An
+// algorithm that needs more on the wire sets those fields on the result.
+func (n NICParams) Spec(name string, newAlg func(Env) Algorithm) Spec {
+	return Spec{Name: name, AckHighPrio: n.AckHighPrio, New: newAlg}
+}

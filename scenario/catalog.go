@@ -175,22 +175,25 @@ func (s *Scenario) Catalog() *Catalog { return s.cat }
 // SetScheduler selects the RNIC scheduler called name, with its default
 // parameters for the scenario's host link rate.
 func (s *Scenario) SetScheduler(name string) error {
-	p, ok := s.catalog().Scheduler(name)
-	if !ok {
-		return fmt.Errorf("nic.scheduler: unknown scheduler %q (valid: %s)", name, pluginNames(s.catalog().Schedulers))
-	}
-	s.NIC.Scheduler, s.NIC.Params = name, p.Params(s.Topology.HostLink.R())
-	return nil
+	return s.selectPlugin(&s.NIC, "nic.scheduler", &s.NIC.Scheduler, name)
 }
 
 // SetAlgorithm selects the congestion-control algorithm called name, with
 // its default parameters for the scenario's host link rate.
 func (s *Scenario) SetAlgorithm(name string) error {
-	p, ok := s.catalog().Algorithm(name)
+	return s.selectPlugin(&s.CC, "cc.algorithm", &s.CC.Algorithm, name)
+}
+
+// selectPlugin sets h's selector field (path) to name and its parameters
+// to that plugin's defaults.
+func (s *Scenario) selectPlugin(h pluginHolder, path string, selector *string, name string) error {
+	table, what := h.pluginTable(s.catalog())
+	p, ok := lookup(table, name)
 	if !ok {
-		return fmt.Errorf("cc.algorithm: unknown algorithm %q (valid: %s)", name, pluginNames(s.catalog().Algorithms))
+		return fmt.Errorf("%s: unknown %s %q (valid: %s)", path, what, name, pluginNames(table))
 	}
-	s.CC.Algorithm, s.CC.Params = name, p.Params(s.Topology.HostLink.R())
+	*selector = name
+	h.setParams(p.Params(s.Topology.HostLink.R()))
 	return nil
 }
 

@@ -154,7 +154,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 		return d.decodeList(n, v, path)
 	case reflect.Array:
 		if n.Kind != yaml.SequenceNode {
-			return d.errAt(n, path, "want a list of %d values, got %s", v.Len(), kindName(n))
+			return d.errAt(n, path, "want a list of %d values, got %s", v.Len(), NodeKind(n))
 		}
 		if len(n.Content) != v.Len() {
 			return d.errAt(n, path, "want %d values, got %d", v.Len(), len(n.Content))
@@ -183,7 +183,7 @@ func (d *decoder) decodeText(n *yaml.Node, v reflect.Value, path string, parse f
 
 func (d *decoder) decodeList(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.SequenceNode {
-		return d.errAt(n, path, "want a list, got %s", kindName(n))
+		return d.errAt(n, path, "want a list, got %s", NodeKind(n))
 	}
 	if len(n.Content) == 0 {
 		// Empty is nil, so that a printed "[]" reads back equal.
@@ -206,7 +206,7 @@ func (d *decoder) decodeList(n *yaml.Node, v reflect.Value, path string) error {
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.MappingNode {
-		return d.errAt(n, path, "want a mapping, got %s", kindName(n))
+		return d.errAt(n, path, "want a mapping, got %s", NodeKind(n))
 	}
 	fields := fieldsOf(v.Type())
 	holder, _ := v.Addr().Interface().(pluginHolder)
@@ -214,7 +214,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return d.errAt(k, path, "want a field name, got %s", kindName(k))
+			return d.errAt(k, path, "want a field name, got %s", NodeKind(k))
 		}
 		if k.ShortTag() == "!!merge" {
 			return d.errAt(k, path, "merge keys (<<) are not supported")
@@ -227,7 +227,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error
 		seen[name] = k
 		f, ok := fieldNamed(fields, name)
 		if ok {
-			if err := d.decode(val, v.Field(f.index), fp); err != nil {
+			if err := d.decode(val, v.FieldByIndex(f.index), fp); err != nil {
 				return err
 			}
 			continue
@@ -279,7 +279,7 @@ func (d *decoder) validFields(fields []fieldInfo, holder pluginHolder) string {
 
 func (d *decoder) decodeScalar(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.ScalarNode {
-		return d.errAt(n, path, "want a single value, got %s", kindName(n))
+		return d.errAt(n, path, "want a single value, got %s", NodeKind(n))
 	}
 	tag := n.ShortTag()
 	switch v.Kind() {
@@ -361,31 +361,49 @@ func (d *decoder) resolvePlugins(s *Scenario) error {
 	return nil
 }
 
-// fieldInfo is one yaml-tagged exported field of a struct.
+// fieldInfo is one yaml-tagged exported field of a struct, or of a struct
+// it embeds inline.
 type fieldInfo struct {
 	name      string
-	index     int
+	index     []int // for reflect.Value.FieldByIndex
 	omitEmpty bool
 }
 
+// fieldsOf lists t's fields in declaration order. An embedded struct
+// tagged `yaml:",inline"` contributes its own fields in its place, at the
+// same level, as yaml.v3 does: a set of parameters several plugins share
+// is declared once and still reads, prints and errs as the plugin's own.
 func fieldsOf(t reflect.Type) []fieldInfo {
 	var out []fieldInfo
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
 		tag := f.Tag.Get("yaml")
-		if tag == "-" {
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && name == "" && hasOption(opts, "inline") {
+			for _, in := range fieldsOf(f.Type) {
+				in.index = append([]int{i}, in.index...)
+				out = append(out, in)
+			}
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
-		out = append(out, fieldInfo{name: name, index: i, omitEmpty: strings.Contains(opts, "omitempty")})
+		out = append(out, fieldInfo{name: name, index: []int{i}, omitEmpty: hasOption(opts, "omitempty")})
 	}
 	return out
+}
+
+func hasOption(opts, want string) bool {
+	for o := range strings.SplitSeq(opts, ",") {
+		if o == want {
+			return true
+		}
+	}
+	return false
 }
 
 func fieldNamed(fields []fieldInfo, name string) (fieldInfo, bool) {

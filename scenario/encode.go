@@ -143,7 +143,7 @@ func encodeValue(v reflect.Value) (*yaml.Node, error) {
 	case reflect.Struct:
 		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		for _, f := range fieldsOf(v.Type()) {
-			fv := v.Field(f.index)
+			fv := v.FieldByIndex(f.index)
 			if f.omitEmpty && fv.IsZero() {
 				continue
 			}

@@ -249,11 +249,8 @@ func fieldByTag(typ reflect.Type, name string) (reflect.StructField, bool) {
 	if typ.Kind() != reflect.Struct {
 		return reflect.StructField{}, false
 	}
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
-			return f, true
-		}
+	if f, ok := fieldNamed(fieldsOf(typ), name); ok {
+		return typ.FieldByIndex(f.index), true
 	}
 	return reflect.StructField{}, false
 }

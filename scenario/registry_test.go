@@ -190,3 +190,89 @@ func TestNoCatalog(t *testing.T) {
 	}
 	_ = s.YAML()
 }
+
+// inlineShared stands for cc.NICParams: settings several plugins share,
+// embedded inline in each one's parameters.
+type inlineShared struct {
+	HasWin       bool        `yaml:"has_win"`
+	Floor        engine.Rate `yaml:"floor"`
+	inlineDeeper `yaml:",inline"`
+}
+
+type inlineDeeper struct {
+	Depth int `yaml:"depth"`
+}
+
+type inlineParams struct {
+	Gain         float64 `yaml:"gain"`
+	inlineShared `yaml:",inline"`
+	Last         string `yaml:"last"`
+}
+
+// TestInlineParams: an embedded struct tagged `yaml:",inline"` reads,
+// prints, takes --set and errs as fields of the struct that embeds it, in
+// declaration order, with the same paths as fields declared there.
+func TestInlineParams(t *testing.T) {
+	cat := *testCat
+	cat.Algorithms = append(append([]Plugin(nil), cat.Algorithms...), Plugin{
+		Name: "ialg", Doc: "inline test",
+		Params: func(engine.Rate) any {
+			return &inlineParams{Gain: 0.5, inlineShared: inlineShared{Floor: engine.Gbps, inlineDeeper: inlineDeeper{Depth: 2}}, Last: "x"}
+		},
+		Validate: func(any) error { return nil },
+	})
+	in := "cc:\n  algorithm: ialg\n  ialg:\n    has_win: true\n    depth: 3\n"
+	s, err := cat.Parse("p.yaml", []byte(in), []string{"cc.ialg.floor=5Gbps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &inlineParams{Gain: 0.5, inlineShared: inlineShared{HasWin: true, Floor: 5 * engine.Gbps, inlineDeeper: inlineDeeper{Depth: 3}}, Last: "x"}
+	if diff := cmp.Diff(want, s.CC.Params, cmp.AllowUnexported(inlineParams{}, inlineShared{}), ignoreCat); diff != "" {
+		t.Errorf("params (-want +got):\n%s", diff)
+	}
+	y := string(s.YAML())
+	if printed := "  ialg:\n    gain: 0.5\n    has_win: true\n    floor: 5Gbps\n    depth: 3\n    last: x\n"; !strings.Contains(y, printed) {
+		t.Errorf("printed scenario lacks %q:\n%s", printed, y)
+	}
+	s2, err := cat.Parse("p2.yaml", []byte(y), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Name = s.Name
+	if diff := cmp.Diff(s, s2, cmp.AllowUnexported(inlineParams{}, inlineShared{}), ignoreCat); diff != "" {
+		t.Errorf("round trip (-orig +reparsed):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		in   string
+		set  []string
+		want string
+	}{
+		{"cc:\n  algorithm: ialg\n  ialg:\n    inlineShared: {}\n", nil,
+			`p.yaml:4: cc.ialg.inlineShared: unknown field "inlineShared" (valid: gain, has_win, floor, depth, last)`},
+		{"cc:\n  algorithm: ialg\n", []string{"cc.ialg.depth=deep"},
+			`--set cc.ialg.depth=deep: cc.ialg.depth: want an integer, got "deep"`},
+		{"cc:\n  algorithm: ialg\n  ialg: {floor: 1Gbps, floor: 2Gbps}\n", nil,
+			`p.yaml:3: cc.ialg.floor: set twice (first at line 3)`},
+	} {
+		_, err := cat.Parse("p.yaml", []byte(tt.in), tt.set)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q %v:\ngot  %v\nwant %s", tt.in, tt.set, err, tt.want)
+		}
+	}
+}
+
+// TestPluginKeysUnique: no plugin's parameters, once inline structs are
+// flattened, name a key twice (the decoder would read only the first).
+func TestPluginKeysUnique(t *testing.T) {
+	for _, table := range [][]Plugin{testCat.Schedulers, testCat.Algorithms} {
+		for _, p := range table {
+			seen := map[string]bool{}
+			for _, f := range fieldsOf(reflect.TypeOf(p.Params(100 * engine.Gbps)).Elem()) {
+				if seen[f.name] {
+					t.Errorf("%s: key %q twice", p.Name, f.name)
+				}
+				seen[f.name] = true
+			}
+		}
+	}
+}

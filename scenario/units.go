@@ -54,46 +54,37 @@ func (s Size) MarshalYAML() (any, error) { return s.String(), nil }
 
 // UnmarshalYAML reads a duration with a unit.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := scalarValue(n)
-	if err != nil {
-		return err
-	}
-	t, err := parseTime(v)
-	if err != nil {
-		return err
-	}
-	*d = Duration(t)
-	return nil
+	return readScalar(n, d, func(v string) (Duration, error) { t, err := parseTime(v); return Duration(t), err })
 }
 
 // UnmarshalYAML reads a rate with a unit.
 func (r *Rate) UnmarshalYAML(n *yaml.Node) error {
-	v, err := scalarValue(n)
-	if err != nil {
-		return err
-	}
-	x, err := parseRate(v)
-	if err != nil {
-		return err
-	}
-	*r = Rate(x)
-	return nil
+	return readScalar(n, r, func(v string) (Rate, error) { x, err := parseRate(v); return Rate(x), err })
 }
 
 // UnmarshalYAML reads a byte count with an optional unit.
 func (s *Size) UnmarshalYAML(n *yaml.Node) error {
+	return readScalar(n, s, func(v string) (Size, error) {
+		x, err := engine.ParseSize(v)
+		if err == nil && x > MaxBytes {
+			err = fmt.Errorf("size %q is larger than 1 PiB (2^50 B), beyond what the model's byte arithmetic holds", v)
+		}
+		return Size(x), err
+	})
+}
+
+// readScalar sets *dst to parse of n's text, leaving it as it was when n
+// is not a single value or parse fails.
+func readScalar[T any](n *yaml.Node, dst *T, parse func(string) (T, error)) error {
 	v, err := scalarValue(n)
 	if err != nil {
 		return err
 	}
-	x, err := engine.ParseSize(v)
+	x, err := parse(v)
 	if err != nil {
 		return err
 	}
-	if x > MaxBytes {
-		return fmt.Errorf("size %q is larger than 1 PiB (2^50 B), beyond what the model's byte arithmetic holds", v)
-	}
-	*s = Size(x)
+	*dst = x
 	return nil
 }
 
@@ -141,23 +132,9 @@ func isDecimalZero(s string) bool {
 // was found instead.
 func scalarValue(n *yaml.Node) (string, error) {
 	if n.Kind != yaml.ScalarNode {
-		return "", fmt.Errorf("want a single value, got %s", kindName(n))
+		return "", fmt.Errorf("want a single value, got %s", NodeKind(n))
 	}
 	return n.Value, nil
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.DocumentNode:
-		return "a document"
-	}
-	return fmt.Sprintf("%q", n.Value)
 }
 
 // QPMapping says how the RNIC maps messages onto queue pairs
@@ -208,18 +185,7 @@ func ParseQPMapping(s string) (QPMapping, error) {
 func (m QPMapping) MarshalYAML() (any, error) { return m.String(), nil }
 
 // UnmarshalYAML reads the mapping's name.
-func (m *QPMapping) UnmarshalYAML(n *yaml.Node) error {
-	v, err := scalarValue(n)
-	if err != nil {
-		return err
-	}
-	x, err := ParseQPMapping(v)
-	if err != nil {
-		return err
-	}
-	*m = x
-	return nil
-}
+func (m *QPMapping) UnmarshalYAML(n *yaml.Node) error { return readScalar(n, m, ParseQPMapping) }
 
 // HostSet selects hosts by index: "all", or a comma-separated list of
 // host indices and inclusive ranges, e.g. "0-15,32,40-47". Hosts are

@@ -90,7 +90,7 @@ var (
 		ReportsLoad: true}
 	IncastKind = WorkloadKind{Name: Incast, Doc: "incast events: senders drawn from hosts each send flow_size to one receiver",
 		Params:   func() any { return defaultIncast() },
-		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*IncastParams).validate(at) }}
+		Validate: validateParams[*IncastParams]}
 	FlowlistKind = WorkloadKind{Name: Flowlist, Doc: "the flows of a CSV file (src,dst,size_bytes,start_ns)",
 		Params: func() any { return defaultFlowlist() },
 		Validate: func(w *Workload, at WorkloadCheck) *FieldError {
@@ -101,7 +101,7 @@ var (
 		}}
 	StorageKind = WorkloadKind{Name: Storage, Doc: "storage fan-out: each client request makes fan_out servers answer",
 		Params:   func() any { return defaultStorage() },
-		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*StorageParams).validate(at) }}
+		Validate: validateParams[*StorageParams]}
 	SimAIKind = WorkloadKind{Name: SimAI, Doc: "a SimAI/AICB training workload (a file, or generated from a model)",
 		Params: func() any { return defaultSimAI() },
 		Validate: func(w *Workload, at WorkloadCheck) *FieldError {
@@ -123,14 +123,20 @@ var (
 		Label:    func(w *Workload) string { return "collective:" + w.Params.(*CollectiveParams).Op }}
 	HotSpotKind = WorkloadKind{Name: HotSpot, Doc: "hot spots: a fraction of hosts, split over trees destinations, offer line rate from start",
 		Params:   func() any { return defaultHotSpot() },
-		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HotSpotParams).validate(at) }}
+		Validate: validateParams[*HotSpotParams]}
 	HaloKind = WorkloadKind{Name: Halo, Doc: "one-sided ring-buffer halo exchange on a 3-D grid of ranks (READ head, WRITE, FETCH_ADD tail per batch)",
 		Params:   func() any { return defaultHalo() },
-		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*HaloParams).validate(at) }}
+		Validate: validateParams[*HaloParams]}
 	MPITraceKind = WorkloadKind{Name: MPITrace, Doc: "reconstructed MPI traces (ptrans: HPCC matrix transpose; inception-v3: data-parallel allreduce) as dependent messages",
 		Params:   func() any { return defaultMPITrace() },
-		Validate: func(w *Workload, at WorkloadCheck) *FieldError { return w.Params.(*MPITraceParams).validate(at) }}
+		Validate: validateParams[*MPITraceParams]}
 )
+
+// validateParams is the Validate of a kind whose parameters check
+// themselves against the workload's place (at).
+func validateParams[P interface{ validate(WorkloadCheck) *FieldError }](w *Workload, at WorkloadCheck) *FieldError {
+	return w.Params.(P).validate(at)
+}
 
 // workloadKindNames are the kinds' names, in listing order.
 func (c *Catalog) workloadKindNames() []string {

@@ -85,7 +85,7 @@ func ParseMapping(file string, data []byte, what, want string) (*yaml.Node, erro
 		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line}, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, &Error{File: file, Line: root.Line, Msg: fmt.Sprintf("want %s, got %s", want, kindName(root))}
+		return nil, &Error{File: file, Line: root.Line, Msg: fmt.Sprintf("want %s, got %s", want, NodeKind(root))}
 	}
 	return root, nil
 }
@@ -154,4 +154,24 @@ func checkUTF8(file string, data []byte) *Error {
 		col++
 	}
 	return nil
+}
+
+// NodeKind names what n is, for an error that says what was found where
+// something else was wanted: "a mapping", "a list", "null", or a scalar's
+// text in quotes. Scenario files and sweep files word it alike.
+func NodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.DocumentNode:
+		return "a document"
+	}
+	if isNull(n) {
+		return "null"
+	}
+	return fmt.Sprintf("%q", n.Value)
 }

@@ -144,7 +144,7 @@ func Parse(filename string, data []byte) (*Spec, error) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], resolve(root.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			return nil, bad(k, "", "want a field name, got %s", kindName(k))
+			return nil, bad(k, "", "want a field name, got %s", scenario.NodeKind(k))
 		}
 		if seen[k.Value] {
 			return nil, bad(k, k.Value, "given twice")
@@ -156,12 +156,12 @@ func Parse(filename string, data []byte) (*Spec, error) {
 				continue
 			}
 			if v.Kind != yaml.ScalarNode {
-				return nil, bad(k, "name", "want a string, got %s", kindName(v))
+				return nil, bad(k, "name", "want a string, got %s", scenario.NodeKind(v))
 			}
 			s.Name, nameNode = v.Value, k
 		case "base":
 			if v.Kind != yaml.ScalarNode || isNull(v) || strings.TrimSpace(v.Value) == "" {
-				return nil, bad(k, "base", "want a built-in scenario name or a scenario file path, got %s", kindName(v))
+				return nil, bad(k, "base", "want a built-in scenario name or a scenario file path, got %s", scenario.NodeKind(v))
 			}
 			s.Base, baseNode = v.Value, k
 		case "set":
@@ -169,7 +169,7 @@ func Parse(filename string, data []byte) (*Spec, error) {
 				continue
 			}
 			if v.Kind != yaml.MappingNode {
-				return nil, bad(k, "set", "want a mapping of dotted.path: value, got %s", kindName(v))
+				return nil, bad(k, "set", "want a mapping of dotted.path: value, got %s", scenario.NodeKind(v))
 			}
 			if err := s.flattenSet(v, ""); err != nil {
 				return nil, err
@@ -179,7 +179,7 @@ func Parse(filename string, data []byte) (*Spec, error) {
 				continue
 			}
 			if v.Kind != yaml.MappingNode {
-				return nil, bad(k, k.Value, "want a mapping of dotted.path: [values], got %s", kindName(v))
+				return nil, bad(k, k.Value, "want a mapping of dotted.path: [values], got %s", scenario.NodeKind(v))
 			}
 			dims, err := s.dimensions(v, k.Value)
 			if err != nil {
@@ -295,7 +295,7 @@ func (s *Spec) dimensions(m *yaml.Node, section string) ([]Dimension, error) {
 		field := section + "." + k.Value
 		if v.Kind != yaml.SequenceNode {
 			return nil, &Error{File: s.File, Line: k.Line, Path: field,
-				Msg: fmt.Sprintf("want a list of values, got %s (a fixed value belongs in set)", kindName(v))}
+				Msg: fmt.Sprintf("want a list of values, got %s (a fixed value belongs in set)", scenario.NodeKind(v))}
 		}
 		if len(v.Content) == 0 {
 			return nil, &Error{File: s.File, Line: k.Line, Path: field, Msg: "empty list: a dimension needs at least one value"}
@@ -479,23 +479,6 @@ func resolve(n *yaml.Node) *yaml.Node {
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.ScalarNode:
-		if isNull(n) {
-			return "null"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
-}
 
 // parseDocument parses data into its top-level mapping, with the bounds
 // every YAML input has (scenario.ParseMapping).

@@ -26,28 +26,27 @@ type injected struct {
 	e *efficiency
 }
 
-func (o injected) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
-	if p.Kind == fabric.Data {
-		o.e.inj[o.e.cat(p.Dst)] += int64(p.Payload)
-	}
-}
+func (o injected) Transmit(_ engine.Time, _ *fabric.Port, p *fabric.Packet) { o.e.count(&o.e.inj, p) }
 
 type delivered struct {
 	fabric.NopObserver
 	e *efficiency
 }
 
-func (o delivered) Deliver(_ engine.Time, _ *fabric.Port, p *fabric.Packet) {
-	if p.Kind == fabric.Data {
-		o.e.del[o.e.cat(p.Dst)] += int64(p.Payload)
-	}
-}
+func (o delivered) Deliver(_ engine.Time, _ *fabric.Port, p *fabric.Packet) { o.e.count(&o.e.del, p) }
 
-func (e *efficiency) cat(dst int32) int {
-	if e.hot[dst] {
-		return 1
+// count adds a data packet's payload to sum, by whether its destination
+// is a hot spot; acknowledgements and control packets carry no payload
+// the metric counts.
+func (e *efficiency) count(sum *[2]int64, p *fabric.Packet) {
+	if p.Kind != fabric.Data {
+		return
 	}
-	return 0
+	if e.hot[p.Dst] {
+		sum[1] += int64(p.Payload)
+	} else {
+		sum[0] += int64(p.Payload)
+	}
 }
 
 // newEfficiency installs the observers on s's host links.

@@ -178,6 +178,16 @@ func (e WorkloadEnv) HostIDs(w *scenario.Workload) ([]int, error) {
 	return ids, nil
 }
 
+// sizedHosts are w's hosts (HostIDs), once its flows' size, in field,
+// has passed CheckSize.
+func (e WorkloadEnv) sizedHosts(w *scenario.Workload, field string, size int64) ([]int, error) {
+	ids, err := e.HostIDs(w)
+	if err == nil {
+		err = e.CheckSize(field, size)
+	}
+	return ids, err
+}
+
 // CheckSize rejects a message size above MaxMessage.
 func (e WorkloadEnv) CheckSize(field string, size int64) error {
 	if size <= e.MaxMessage {
@@ -216,12 +226,9 @@ func newCloud(w *scenario.Workload, env WorkloadEnv) (cloud.Generator, error) {
 }
 
 func newIncast(w *scenario.Workload, env WorkloadEnv) (cloud.Generator, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
 	p := w.Params.(*scenario.IncastParams)
-	if err := env.CheckSize("incast.flow_size", int64(p.FlowSize)); err != nil {
+	hostIDs, err := env.sizedHosts(w, "incast.flow_size", int64(p.FlowSize))
+	if err != nil {
 		return nil, err
 	}
 	load := p.LoadFraction
@@ -288,12 +295,9 @@ func newFlowlist(w *scenario.Workload, env WorkloadEnv) (cloud.Generator, error)
 }
 
 func newStorage(w *scenario.Workload, env WorkloadEnv) (cloud.Generator, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
 	p := w.Params.(*scenario.StorageParams)
-	if err := env.CheckSize("storage.response_size", int64(p.ResponseSize)); err != nil {
+	hostIDs, err := env.sizedHosts(w, "storage.response_size", int64(p.ResponseSize))
+	if err != nil {
 		return nil, err
 	}
 	servers, err := p.Servers.Resolve(env.Hosts)
@@ -406,12 +410,9 @@ func newCollective(w *scenario.Workload, env WorkloadEnv) (*training, error) {
 }
 
 func newHotSpot(w *scenario.Workload, env WorkloadEnv) (cloud.Generator, error) {
-	hostIDs, err := env.HostIDs(w)
-	if err != nil {
-		return nil, err
-	}
 	p := w.Params.(*scenario.HotSpotParams)
-	if err := env.CheckSize("hotspot.flow_size", int64(p.FlowSize)); err != nil {
+	hostIDs, err := env.sizedHosts(w, "hotspot.flow_size", int64(p.FlowSize))
+	if err != nil {
 		return nil, err
 	}
 	s := env.Scenario

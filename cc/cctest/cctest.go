@@ -374,32 +374,30 @@ func CheckBounds(spec cc.Spec, env cc.Env, seed uint64, n, steps int) error {
 // CheckDeterministic replays one random sequence on two new QPs and
 // compares every output.
 func CheckDeterministic(spec cc.Spec, env cc.Env, seed uint64, steps int) error {
-	ops := randomOps(engine.NewStream(seed, "cctest/deterministic"), env, steps)
-	a, err := replay(spec.Name, spec.New(env), env, ops, intFresh)
-	if err != nil {
-		return err
-	}
-	b, err := replay(spec.Name, spec.New(env), env, ops, intFresh)
-	if err != nil {
-		return err
-	}
-	return firstDiff(spec.Name, "second run", a, b)
+	return replayTwice(spec, env, engine.NewStream(seed, "cctest/deterministic"), steps, intFresh, "second run")
 }
 
 // CheckINT replays one random sequence twice: once with private INT
 // slices, once with a shared buffer scribbled over after every OnAck. Any
 // difference means the algorithm kept the slice.
 func CheckINT(spec cc.Spec, env cc.Env, seed uint64, steps int) error {
-	ops := randomOps(engine.NewStream(seed, "cctest/int"), env, steps)
+	return replayTwice(spec, env, engine.NewStream(seed, "cctest/int"), steps, intScribble, "run with a scribbled INT buffer")
+}
+
+// replayTwice replays one random sequence from r on two new QPs, the
+// second handed its INT as second says, and reports the first difference
+// in the outputs, naming the second run what.
+func replayTwice(spec cc.Spec, env cc.Env, r *rand.Rand, steps int, second intMode, what string) error {
+	ops := randomOps(r, env, steps)
 	a, err := replay(spec.Name, spec.New(env), env, ops, intFresh)
 	if err != nil {
 		return err
 	}
-	b, err := replay(spec.Name, spec.New(env), env, ops, intScribble)
+	b, err := replay(spec.Name, spec.New(env), env, ops, second)
 	if err != nil {
 		return err
 	}
-	return firstDiff(spec.Name, "run with a scribbled INT buffer", a, b)
+	return firstDiff(spec.Name, what, a, b)
 }
 
 func firstDiff(name, what string, want, got []sample) error {

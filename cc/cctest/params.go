@@ -9,9 +9,11 @@ import (
 )
 
 // YAMLKeys lists the yaml keys of struct v's exported fields in order, so
-// an algorithm's tests can pin its parameter names. A field without a yaml
-// tag shows as "!" followed by its Go name; a key that is not snake_case
-// shows as "!" followed by the key.
+// an algorithm's tests can pin its parameter names; an embedded struct
+// tagged `yaml:",inline"` (cc.NICParams) lists its keys in its place, as
+// scenarios read and print them. A field without a yaml tag shows as "!"
+// followed by its Go name; a key that is not snake_case shows as "!"
+// followed by the key.
 func YAMLKeys(v any) []string {
 	t := reflect.TypeOf(v)
 	for t.Kind() == reflect.Pointer {
@@ -22,8 +24,10 @@ func YAMLKeys(v any) []string {
 		if !f.IsExported() {
 			continue
 		}
-		key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		key, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		switch {
+		case f.Anonymous && key == "" && opts == "inline":
+			keys = append(keys, YAMLKeys(reflect.New(f.Type).Elem().Interface())...)
 		case key == "":
 			keys = append(keys, "!"+f.Name)
 		case strings.Trim(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" || strings.HasPrefix(key, "_"):

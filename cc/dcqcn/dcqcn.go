@@ -33,12 +33,7 @@ type Params struct {
 	MinRate              engine.Rate `yaml:"min_rate"`               // floor of every decrease
 	ClampTargetRate      bool        `yaml:"clamp_target_rate"`      // R_T = R on every decrease
 	RateOnFirstCNP       float64     `yaml:"rate_on_first_cnp"`      // R *= this on the first CNP
-	HasWin               bool        `yaml:"has_win"`                // window W = maxBdp
-	VarWin               bool        `yaml:"var_win"`                // window scales with R/R_max
-	// AckHighPrio lets the NIC send this algorithm's ACKs while their
-	// (data) class is paused (cc.Spec.AckHighPrio). It is a NIC setting
-	// carried here because the reference sets it per CC.
-	AckHighPrio bool `yaml:"ack_high_prio"`
+	cc.NICParams         `yaml:",inline"`
 }
 
 // DefaultParams are `run.py --cc dcqcn` at NIC rate lineRate: periods 1 us,
@@ -57,9 +52,7 @@ func DefaultParams(lineRate engine.Rate) Params {
 		MinRate:              1000 * engine.Mbps,
 		ClampTargetRate:      false,
 		RateOnFirstCNP:       1.0,
-		HasWin:               false,
-		VarWin:               false,
-		AckHighPrio:          true,
+		NICParams:            cc.NICParams{AckHighPrio: true},
 	}
 }
 
@@ -120,11 +113,7 @@ func (p Params) Validate() error {
 // Spec describes DCQCN to the simulator: no extra header, no INT, no
 // timestamps.
 func Spec(p Params) cc.Spec {
-	return cc.Spec{
-		Name:        Name,
-		AckHighPrio: p.AckHighPrio,
-		New:         func(env cc.Env) cc.Algorithm { return New(p, env) },
-	}
+	return p.NICParams.Spec(Name, func(env cc.Env) cc.Algorithm { return New(p, env) })
 }
 
 // timer identifies one of the three DCQCN timers; the order is the

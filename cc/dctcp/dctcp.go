@@ -11,16 +11,11 @@ const Name = "dctcp"
 // Params are rate-based DCTCP's settings (docs/model.md §5.5). Rates are
 // bit/s.
 type Params struct {
-	EWMAGain  float64     `yaml:"ewma_gain"`  // g
-	AlphaInit float64     `yaml:"alpha_init"` // alpha of a new QP
-	RateAI    engine.Rate `yaml:"rate_ai"`    // DCTCP_RATE_AI: increase per window
-	MinRate   engine.Rate `yaml:"min_rate"`   // floor of every decrease
-	HasWin    bool        `yaml:"has_win"`    // window W = maxBdp
-	VarWin    bool        `yaml:"var_win"`    // window scales with R/R_max
-	// AckHighPrio lets the NIC send ACKs while their (data) class is
-	// paused (cc.Spec.AckHighPrio); an rnic setting the reference ties
-	// to the CC choice.
-	AckHighPrio bool `yaml:"ack_high_prio"`
+	EWMAGain     float64     `yaml:"ewma_gain"`  // g
+	AlphaInit    float64     `yaml:"alpha_init"` // alpha of a new QP
+	RateAI       engine.Rate `yaml:"rate_ai"`    // DCTCP_RATE_AI: increase per window
+	MinRate      engine.Rate `yaml:"min_rate"`   // floor of every decrease
+	cc.NICParams `yaml:",inline"`
 }
 
 // DefaultParams are `run.py --cc dctcp`: g = 1/16, alpha starts at 1,
@@ -33,8 +28,7 @@ func DefaultParams(lineRate engine.Rate) Params {
 		AlphaInit: 1,
 		RateAI:    615 * engine.Mbps,
 		MinRate:   1000 * engine.Mbps,
-		HasWin:    true,
-		VarWin:    true,
+		NICParams: cc.NICParams{HasWin: true, VarWin: true},
 	}
 }
 
@@ -50,11 +44,7 @@ func (p Params) Validate() error {
 
 // Spec describes rate-based DCTCP: no extra header, no INT, no timestamps.
 func Spec(p Params) cc.Spec {
-	return cc.Spec{
-		Name:        Name,
-		AckHighPrio: p.AckHighPrio,
-		New:         func(env cc.Env) cc.Algorithm { return New(p, env) },
-	}
+	return p.NICParams.Spec(Name, func(env cc.Env) cc.Algorithm { return New(p, env) })
 }
 
 // State is one queue pair's DCTCP state machine.

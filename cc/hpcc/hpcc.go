@@ -23,12 +23,7 @@ type Params struct {
 	SampleFeedback bool        `yaml:"sample_feedback"` // skip empty-queue hops on non-RTT ACKs
 	FastReact      bool        `yaml:"fast_react"`      // react on every ACK, not once per RTT
 	MinRate        engine.Rate `yaml:"min_rate"`        // floor of every rate
-	HasWin         bool        `yaml:"has_win"`         // window W = maxBdp
-	VarWin         bool        `yaml:"var_win"`         // window scales with R/R_max
-	// AckHighPrio lets the NIC send ACKs while their (data) class is
-	// paused (cc.Spec.AckHighPrio); an rnic setting the reference ties
-	// to the CC choice.
-	AckHighPrio bool `yaml:"ack_high_prio"`
+	cc.NICParams   `yaml:",inline"`
 }
 
 // DefaultParams are `run.py --cc hp` at NIC rate lineRate: eta 0.95,
@@ -45,9 +40,7 @@ func DefaultParams(lineRate engine.Rate) Params {
 		SampleFeedback: false,
 		FastReact:      true,
 		MinRate:        1000 * engine.Mbps,
-		HasWin:         true,
-		VarWin:         true,
-		AckHighPrio:    false,
+		NICParams:      cc.NICParams{HasWin: true, VarWin: true},
 	}
 }
 
@@ -64,15 +57,12 @@ func (p Params) Validate() error {
 
 // Spec describes HPCC: a 42 B INT header, switches stamp INT.
 func Spec(p Params) cc.Spec {
-	return cc.Spec{
-		Name:        Name,
-		AckHighPrio: p.AckHighPrio,
-		HeaderBytes: HeaderBytes,
-		NeedsINT:    true,
-		INTMulti:    p.INTMulti,
-		ChangeRate:  true,
-		New:         func(env cc.Env) cc.Algorithm { return New(p, env) },
-	}
+	s := p.NICParams.Spec(Name, func(env cc.Env) cc.Algorithm { return New(p, env) })
+	s.HeaderBytes = HeaderBytes
+	s.NeedsINT = true
+	s.INTMulti = p.INTMulti
+	s.ChangeRate = true
+	return s
 }
 
 // hopState is MULTI_RATE's per-hop controller.

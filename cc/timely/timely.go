@@ -21,20 +21,15 @@ const haiStages = 5
 // Params are TIMELY's settings (docs/model.md §5.4). Rates are bit/s,
 // times ps.
 type Params struct {
-	Alpha   float64     `yaml:"alpha"`    // EWMA weight of the newest RTT difference
-	Beta    float64     `yaml:"beta"`     // multiplicative decrease factor
-	TLow    engine.Time `yaml:"t_low"`    // below: always increase
-	THigh   engine.Time `yaml:"t_high"`   // above: always decrease
-	MinRTT  engine.Time `yaml:"min_rtt"`  // normalises the gradient
-	RateAI  engine.Rate `yaml:"rate_ai"`  // additive step
-	RateHAI engine.Rate `yaml:"rate_hai"` // step after 5 increases in a row
-	MinRate engine.Rate `yaml:"min_rate"` // floor of every decrease
-	HasWin  bool        `yaml:"has_win"`  // window W = maxBdp
-	VarWin  bool        `yaml:"var_win"`  // window scales with R/R_max
-	// AckHighPrio lets the NIC send ACKs while their (data) class is
-	// paused (cc.Spec.AckHighPrio); an rnic setting the reference ties
-	// to the CC choice.
-	AckHighPrio bool `yaml:"ack_high_prio"`
+	Alpha        float64     `yaml:"alpha"`    // EWMA weight of the newest RTT difference
+	Beta         float64     `yaml:"beta"`     // multiplicative decrease factor
+	TLow         engine.Time `yaml:"t_low"`    // below: always increase
+	THigh        engine.Time `yaml:"t_high"`   // above: always decrease
+	MinRTT       engine.Time `yaml:"min_rtt"`  // normalises the gradient
+	RateAI       engine.Rate `yaml:"rate_ai"`  // additive step
+	RateHAI      engine.Rate `yaml:"rate_hai"` // step after 5 increases in a row
+	MinRate      engine.Rate `yaml:"min_rate"` // floor of every decrease
+	cc.NICParams `yaml:",inline"`
 }
 
 // DefaultParams are `run.py --cc timely` at NIC rate lineRate: a 0.875,
@@ -43,15 +38,15 @@ type Params struct {
 // 100 Gbps), MIN_RATE 1000 Mb/s, no window, ACKs at high priority.
 func DefaultParams(lineRate engine.Rate) Params {
 	return Params{
-		Alpha:       0.875,
-		Beta:        0.8,
-		TLow:        50 * engine.Microsecond,
-		THigh:       500 * engine.Microsecond,
-		MinRTT:      20 * engine.Microsecond,
-		RateAI:      lineRate / 1000, // 10*bw/10 Mb/s
-		RateHAI:     lineRate / 200,  // 50*bw/10 Mb/s
-		MinRate:     1000 * engine.Mbps,
-		AckHighPrio: true,
+		Alpha:     0.875,
+		Beta:      0.8,
+		TLow:      50 * engine.Microsecond,
+		THigh:     500 * engine.Microsecond,
+		MinRTT:    20 * engine.Microsecond,
+		RateAI:    lineRate / 1000, // 10*bw/10 Mb/s
+		RateHAI:   lineRate / 200,  // 50*bw/10 Mb/s
+		MinRate:   1000 * engine.Mbps,
+		NICParams: cc.NICParams{AckHighPrio: true},
 	}
 }
 
@@ -86,13 +81,10 @@ func (p Params) Validate() error {
 
 // Spec describes TIMELY: an 8 B timestamp header and RTT samples.
 func Spec(p Params) cc.Spec {
-	return cc.Spec{
-		Name:           Name,
-		AckHighPrio:    p.AckHighPrio,
-		HeaderBytes:    HeaderBytes,
-		NeedsTimestamp: true,
-		New:            func(env cc.Env) cc.Algorithm { return New(p, env) },
-	}
+	s := p.NICParams.Spec(Name, func(env cc.Env) cc.Algorithm { return New(p, env) })
+	s.HeaderBytes = HeaderBytes
+	s.NeedsTimestamp = true
+	return s
 }
 
 // State is one queue pair's TIMELY state machine.

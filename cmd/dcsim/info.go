@@ -50,14 +50,14 @@ func newScenariosCmd() *cobra.Command {
 			for _, b := range scenario.Builtins() {
 				fmt.Fprintf(w, "%s\t%s\n", b.Name, b.Doc)
 			}
-			fmt.Fprintln(w, "\nSCHEDULER (nic.scheduler)\tDESCRIPTION")
-			for _, p := range wiring.Catalog().Schedulers {
-				fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Doc)
+			plugins := func(header string, table []scenario.Plugin) {
+				fmt.Fprintf(w, "\n%s\tDESCRIPTION\n", header)
+				for _, p := range table {
+					fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Doc)
+				}
 			}
-			fmt.Fprintln(w, "\nCC (cc.algorithm)\tDESCRIPTION")
-			for _, p := range wiring.Catalog().Algorithms {
-				fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Doc)
-			}
+			plugins("SCHEDULER (nic.scheduler)", wiring.Catalog().Schedulers)
+			plugins("CC (cc.algorithm)", wiring.Catalog().Algorithms)
 			fmt.Fprintln(w, "\nWORKLOAD (workload.kind)\tDESCRIPTION")
 			for _, k := range wiring.Catalog().Workloads {
 				fmt.Fprintf(w, "%s\t%s\n", k.Name, k.Doc)

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 
@@ -18,12 +16,7 @@ import (
 // plotCmd draws, per (k, hot spot) in the CSV, network efficiency and the
 // background goodput to non-hot-spot hosts against time, one line per scheme.
 func plotCmd(in, out string) error {
-	fh, err := os.Open(in)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	rows, err := csv.NewReader(fh).ReadAll()
+	rows, err := figure.ReadCSV(in)
 	if err != nil {
 		return err
 	}
@@ -31,7 +24,7 @@ func plotCmd(in, out string) error {
 	eff := map[key]map[string]plotter.XYs{}
 	thr := map[key]map[string]plotter.XYs{}
 	var keys []key
-	for i, r := range rows[1:] {
+	for i, r := range rows {
 		if len(r) != 8 && len(r) != 9 { // 9: with other_injected_gbps
 			return fmt.Errorf("%s:%d: want 8 or 9 fields, got %d", in, i+2, len(r))
 		}

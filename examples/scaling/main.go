@@ -6,7 +6,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -31,17 +30,12 @@ func main() {
 }
 
 func run(in, out string) error {
-	f, err := os.Open(in)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	rows, err := figure.ReadCSV(in)
 	if err != nil {
 		return err
 	}
 	var speed, mem plotter.XYs
-	for i, r := range rows[1:] {
+	for i, r := range rows {
 		if len(r) != 5 {
 			return fmt.Errorf("%s:%d: want 5 fields, got %d", in, i+2, len(r))
 		}

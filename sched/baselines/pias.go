@@ -146,25 +146,12 @@ func (s *PIAS) update(qp *rnic.QP, served bool) {
 		r.stamp = s.clock
 	}
 	class, ok := s.next(qp, r)
-	if !ok {
-		if qp.Ready() && qp.HOL() != nil && !r.stalled {
-			r.stalled = true
-			s.stalls++
-		}
-		s.heaps.remove(r)
-		return
-	}
-	r.stalled = false
-	s.heaps.set(r, class, r.stamp)
+	s.place(r, class, r.stamp, ok)
 }
 
 // Pick implements rnic.Scheduler.
 func (s *PIAS) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
-	r := s.heaps.min(paused)
-	if r == nil {
-		return nil, 0
-	}
-	return r.qp, r.Class()
+	return s.heaps.min(paused).picked()
 }
 
 // Eligible reports whether Pick could choose qp with these classes paused.

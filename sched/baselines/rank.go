@@ -41,6 +41,30 @@ func (s *rankedBase) QPClosed(qp *rnic.QP) {
 	qp.SchedState = nil
 }
 
+// place puts r in class's heap with key k1 when the guard lets it send
+// (ok), else takes it out of the heaps, counting a stall when the guard
+// is what holds back a QP that has something to send.
+func (s *rankedBase) place(r *ranked, class uint8, k1 int64, ok bool) {
+	if !ok {
+		if r.qp.Ready() && r.qp.HOL() != nil && !r.stalled {
+			r.stalled = true
+			s.stalls++
+		}
+		s.heaps.remove(r)
+		return
+	}
+	r.stalled = false
+	s.heaps.set(r, class, k1)
+}
+
+// picked is Pick's answer for the heaps' choice r, which may be nil.
+func (r *ranked) picked() (*rnic.QP, uint8) {
+	if r == nil {
+		return nil, 0
+	}
+	return r.qp, r.Class()
+}
+
 // classHeaps holds the eligible QPs of one NIC in one binary min-heap per
 // data class (internal/iheap), ordered by (k1, id): SRPT's remaining
 // bytes, PIAS's last-served stamp. A decision reads the heads of the

@@ -139,25 +139,12 @@ func (s *SRPT) next(qp *rnic.QP, r *ranked) (class uint8, rem int64, ok bool) {
 func (s *SRPT) update(qp *rnic.QP) {
 	r := qp.SchedState.(*ranked)
 	class, rem, ok := s.next(qp, r)
-	if !ok {
-		if qp.Ready() && qp.HOL() != nil && !r.stalled {
-			r.stalled = true
-			s.stalls++
-		}
-		s.heaps.remove(r)
-		return
-	}
-	r.stalled = false
-	s.heaps.set(r, class, rem)
+	s.place(r, class, rem, ok)
 }
 
 // Pick implements rnic.Scheduler.
 func (s *SRPT) Pick(_ engine.Time, paused uint8) (*rnic.QP, uint8) {
-	r := s.heaps.best(paused)
-	if r == nil {
-		return nil, 0
-	}
-	return r.qp, r.Class()
+	return s.heaps.best(paused).picked()
 }
 
 // Eligible reports whether Pick could choose qp with these classes paused

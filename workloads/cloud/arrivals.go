@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dcsim/dcsim/engine"
 )
@@ -123,6 +124,25 @@ func (h *hostArrivals) advance(r *rand.Rand) {
 // load * rate bits/s (docs/model.md §7.3: 8 * mean / (B_host * load)).
 func meanGapPS(bytesPerArrival float64, rate engine.Rate, load float64) float64 {
 	return 8 * bytesPerArrival / (float64(rate) * load) * float64(engine.Second)
+}
+
+// sampleOthers puts into dst[:0] the hosts other than self, of which the
+// first k, in ascending id, are a uniform sample without replacement (a
+// partial Fisher-Yates, k draws from r), and returns it. Incast's senders
+// and a storage request's servers are drawn so.
+func sampleOthers(dst, hosts []int, self, k int, r *rand.Rand) []int {
+	dst = dst[:0]
+	for _, h := range hosts {
+		if h != self {
+			dst = append(dst, h)
+		}
+	}
+	for i := 0; i < k; i++ {
+		j := i + r.IntN(len(dst)-i)
+		dst[i], dst[j] = dst[j], dst[i]
+	}
+	slices.Sort(dst[:k])
+	return dst
 }
 
 // checkHosts validates a host list: at least min hosts, non-negative, distinct.

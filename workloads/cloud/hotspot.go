@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -98,10 +99,7 @@ func NewHotSpots(cfg HotSpotConfig, r *rand.Rand) (*HotSpots, error) {
 		pool = pool[:len(pool)-1]
 		return h
 	}
-	g := &HotSpots{size: cfg.FlowSize, period: cfg.HostRate.TxTime(cfg.FlowSize), stop: cfg.Stop, at: cfg.Start, name: cfg.Name}
-	if g.name == "" {
-		g.name = "hotspot"
-	}
+	g := &HotSpots{size: cfg.FlowSize, period: cfg.HostRate.TxTime(cfg.FlowSize), stop: cfg.Stop, at: cfg.Start, name: cmp.Or(cfg.Name, "hotspot")}
 	for range cfg.Trees {
 		g.Dsts = append(g.Dsts, take())
 	}

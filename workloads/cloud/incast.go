@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -99,12 +100,9 @@ func NewIncast(cfg IncastConfig, r *rand.Rand) (Generator, error) {
 		size:     cfg.FlowSize,
 		period:   cfg.Period,
 		stop:     cfg.Stop,
-		name:     cfg.Name,
+		name:     cmp.Or(cfg.Name, "incast"),
 		r:        r,
 		scratch:  make([]int, 0, len(cfg.Hosts)),
-	}
-	if g.name == "" {
-		g.name = "incast"
 	}
 	switch {
 	case cfg.Period > 0:
@@ -160,19 +158,7 @@ func (g *incast) startEvent() {
 	if g.recv == RandomReceiver {
 		g.recv = g.hosts[g.r.IntN(len(g.hosts))]
 	}
-	g.scratch = g.scratch[:0]
-	for _, h := range g.hosts {
-		if h != g.recv {
-			g.scratch = append(g.scratch, h)
-		}
-	}
-	// Partial Fisher-Yates: the first g.senders entries are a uniform
-	// sample without replacement.
-	for i := 0; i < g.senders; i++ {
-		j := i + g.r.IntN(len(g.scratch)-i)
-		g.scratch[i], g.scratch[j] = g.scratch[j], g.scratch[i]
-	}
-	slices.Sort(g.scratch[:g.senders])
+	g.scratch = sampleOthers(g.scratch, g.hosts, g.recv, g.senders, g.r)
 	g.cur = 0
 	g.tag = "incast-" + strconv.Itoa(g.events)
 	g.events++

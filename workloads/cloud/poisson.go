@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -57,11 +58,8 @@ func NewPoisson(cfg PoissonConfig, r *rand.Rand) (Generator, error) {
 	g := &poisson{
 		hosts: append([]int(nil), cfg.Hosts...),
 		cdf:   cfg.CDF,
-		name:  cfg.Name,
+		name:  cmp.Or(cfg.Name, "cloud"),
 		r:     r,
-	}
-	if g.name == "" {
-		g.name = "cloud"
 	}
 	if cfg.Load == 0 {
 		return g, nil

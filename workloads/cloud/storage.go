@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -112,12 +113,9 @@ func NewStorage(cfg StorageConfig, r *rand.Rand) (Generator, error) {
 		fanOut:  cfg.FanOut,
 		cdf:     cfg.ResponseCDF,
 		size:    cfg.ResponseSize,
-		name:    cfg.Name,
+		name:    cmp.Or(cfg.Name, "storage"),
 		r:       r,
 		scratch: make([]int, 0, len(cfg.Servers)),
-	}
-	if g.name == "" {
-		g.name = "storage"
 	}
 	var meanGap float64
 	switch {
@@ -170,17 +168,7 @@ func (g *storage) Next() (Flow, bool) {
 func (g *storage) startRequest() {
 	a := g.arr.heap[0]
 	g.at, g.client = a.at, a.host
-	g.scratch = g.scratch[:0]
-	for _, s := range g.servers {
-		if s != g.client {
-			g.scratch = append(g.scratch, s)
-		}
-	}
-	for i := 0; i < g.fanOut; i++ {
-		j := i + g.r.IntN(len(g.scratch)-i)
-		g.scratch[i], g.scratch[j] = g.scratch[j], g.scratch[i]
-	}
-	slices.Sort(g.scratch[:g.fanOut])
+	g.scratch = sampleOthers(g.scratch, g.servers, g.client, g.fanOut, g.r)
 	g.arr.advance(g.r)
 	g.cur = 0
 	g.tag = "fanout-" + strconv.Itoa(g.requests)

@@ -151,37 +151,27 @@ func parseHeader(w *Workload, line string) error {
 		}
 		return v, nil
 	}
+	// The header's counts, each at least 1, by their key as written.
+	counts := map[string]*int{"model_parallel_NPU_group:": &w.TP, "ep:": &w.EP, "pp:": &w.PP, "vpp:": &w.VPP,
+		"ga:": &w.GA, "all_gpus:": &w.AllGPUs}
 	for i := 1; i < len(tok); {
 		t := tok[i]
 		key := strings.TrimSuffix(t, ":")
 		if seen[key] {
 			return fmt.Errorf("%s: appears twice", key)
 		}
-		switch t {
-		case "model_parallel_NPU_group:", "ep:", "pp:", "vpp:", "ga:", "all_gpus:":
+		switch dst, isCount := counts[t]; {
+		case isCount:
 			v, err := intVal(i, key, 1)
 			if err != nil {
 				return err
 			}
-			switch key {
-			case "model_parallel_NPU_group":
-				w.TP = int(v)
-			case "ep":
-				w.EP = int(v)
-			case "pp":
-				w.PP = int(v)
-			case "vpp":
-				w.VPP = int(v)
-			case "ga":
-				w.GA = int(v)
-			case "all_gpus":
-				w.AllGPUs = int(v)
-			}
+			*dst = int(v)
 			if key != "model_parallel_NPU_group" {
 				w.FullHeader = true
 			}
 			i += 2
-		case "checkpoints:", "checkpoint_initiates:":
+		case t == "checkpoints:" || t == "checkpoint_initiates:":
 			c, err := intVal(i, key, 0)
 			if err != nil {
 				return err
@@ -203,7 +193,7 @@ func parseHeader(w *Workload, line string) error {
 				w.CheckpointInitiates = ids
 			}
 			i += 2 + int(c)
-		case "pp_comm:", "pp_comm":
+		case t == "pp_comm:" || t == "pp_comm":
 			if i+1 >= len(tok) {
 				return fmt.Errorf("pp_comm: missing value")
 			}

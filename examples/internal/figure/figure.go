@@ -3,6 +3,8 @@
 package figure
 
 import (
+	"encoding/csv"
+	"fmt"
 	"os"
 
 	"gonum.org/v1/plot"
@@ -32,4 +34,22 @@ func SavePNG(path string, width, height vg.Length, rows [][]*plot.Plot) error {
 		return err
 	}
 	return w.Close()
+}
+
+// ReadCSV reads the CSV file at path and returns its rows after the header
+// line; row i is line i+2 of the file.
+func ReadCSV(path string) ([][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: empty, want a header line", path)
+	}
+	return rows[1:], nil
 }
