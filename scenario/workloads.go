@@ -134,7 +134,9 @@ var (
 
 // validateParams is the Validate of a kind whose parameters check
 // themselves against the workload's place (at).
-func validateParams[P interface{ validate(WorkloadCheck) *FieldError }](w *Workload, at WorkloadCheck) *FieldError {
+func validateParams[P interface {
+	validate(WorkloadCheck) *FieldError
+}](w *Workload, at WorkloadCheck) *FieldError {
 	return w.Params.(P).validate(at)
 }
 
