@@ -132,11 +132,14 @@ var (
 		Validate: validateParams[*MPITraceParams]}
 )
 
+// selfChecking parameters check themselves against the workload's place.
+type selfChecking interface {
+	validate(WorkloadCheck) *FieldError
+}
+
 // validateParams is the Validate of a kind whose parameters check
 // themselves against the workload's place (at).
-func validateParams[P interface {
-	validate(WorkloadCheck) *FieldError
-}](w *Workload, at WorkloadCheck) *FieldError {
+func validateParams[P selfChecking](w *Workload, at WorkloadCheck) *FieldError {
 	return w.Params.(P).validate(at)
 }
 
