@@ -45,10 +45,13 @@ func (t Time) Nanoseconds() int64 { return int64(t / Nanosecond) }
 // Seconds returns t in seconds as a float, for reporting only.
 func (t Time) Seconds() float64 { return float64(t) / float64(Second) }
 
-var timeUnits = []struct {
+// namedUnit is a unit of a quantity and its name in the scenario forms.
+type namedUnit[T ~int64] struct {
 	name string
-	unit Time
-}{{"s", Second}, {"ms", Millisecond}, {"us", Microsecond}, {"ns", Nanosecond}, {"ps", Picosecond}}
+	unit T
+}
+
+var timeUnits = []namedUnit[Time]{{"s", Second}, {"ms", Millisecond}, {"us", Microsecond}, {"ns", Nanosecond}, {"ps", Picosecond}}
 
 // String prints t in the largest unit that represents it exactly, e.g.
 // "1us", "8200ns", "80ps"; zero prints "0s". ParseTime reads it back.
@@ -59,12 +62,18 @@ func (t Time) String() string {
 	if t == 0 {
 		return "0s"
 	}
-	for _, u := range timeUnits {
-		if t%u.unit == 0 {
-			return strconv.FormatInt(int64(t/u.unit), 10) + u.name
+	return formatExact(t, timeUnits)
+}
+
+// formatExact prints v in the largest of units (largest first, the last
+// one 1) that divides it.
+func formatExact[T ~int64](v T, units []namedUnit[T]) string {
+	for _, u := range units {
+		if v%u.unit == 0 {
+			return strconv.FormatInt(int64(v/u.unit), 10) + u.name
 		}
 	}
-	return strconv.FormatInt(int64(t), 10) + "ps"
+	panic("engine: a unit list must end with the unit 1")
 }
 
 // ParseTime reads a duration such as "1us", "1.5ms", "8200ns", "80ps" or
@@ -199,22 +208,14 @@ const (
 	Tbps         Rate = 1000 * Gbps
 )
 
-var rateUnits = []struct {
-	name string
-	unit Rate
-}{{"Tbps", Tbps}, {"Gbps", Gbps}, {"Mbps", Mbps}, {"Kbps", Kbps}, {"bps", BitPerSecond}}
+var rateUnits = []namedUnit[Rate]{{"Tbps", Tbps}, {"Gbps", Gbps}, {"Mbps", Mbps}, {"Kbps", Kbps}, {"bps", BitPerSecond}}
 
 // String prints r like "100Gbps" or "615Mbps", exact.
 func (r Rate) String() string {
 	if r == 0 {
 		return "0bps"
 	}
-	for _, u := range rateUnits {
-		if r%u.unit == 0 {
-			return strconv.FormatInt(int64(r/u.unit), 10) + u.name
-		}
-	}
-	return strconv.FormatInt(int64(r), 10) + "bps"
+	return formatExact(r, rateUnits)
 }
 
 // ParseRate reads "100Gbps", "2.5Gbps", "615Mbps", "1000Mb/s" or "400G".

@@ -395,15 +395,10 @@ func (s *Scenario) validateRouting(given func(string) bool) *FieldError {
 		return fe
 	}
 	const p = "switch.routing."
-	if r.Kind != RoutingAdaptive && given != nil {
+	if r.Kind != RoutingAdaptive {
 		d := defaultRouting()
-		for _, f := range []struct {
-			name  string
-			isDef bool
-		}{{"flowlet_gap", r.FlowletGap == d.FlowletGap}, {"flowlet_slots", r.FlowletSlots == d.FlowletSlots}} {
-			if given(p+f.name) && !f.isDef {
-				return fieldErr(p+f.name, "has no effect under kind: %s (flowlets are adaptive routing's): remove it or set switch.routing.kind: adaptive", r.Kind)
-			}
+		if k := changedKnob(p, given, knob{"flowlet_gap", r.FlowletGap == d.FlowletGap}, knob{"flowlet_slots", r.FlowletSlots == d.FlowletSlots}); k != "" {
+			return fieldErr(p+k, "has no effect under kind: %s (flowlets are adaptive routing's): remove it or set switch.routing.kind: adaptive", r.Kind)
 		}
 	}
 	// A flowlet gap shorter than one packet's serialisation moves a flow
@@ -426,20 +421,36 @@ func (s *Scenario) validateRouting(given func(string) bool) *FieldError {
 // ARN entry exists (fabric/isolation: a detector only counts): a sweep
 // over it would give identical points.
 func (c *Isolation) validateARNKnobs(given func(string) bool) *FieldError {
-	if c == nil || c.ARN || given == nil {
+	if c == nil || c.ARN {
 		return nil
 	}
 	const p = "switch.isolation."
 	d := defaultIsolation()
-	for _, f := range []struct {
-		name  string
-		isDef bool
-	}{{"arn_entry_lifetime", c.ARNEntryLifetime == d.ARNEntryLifetime}, {"arn_clear_on_normal", c.ARNClearOnNormal == d.ARNClearOnNormal}} {
-		if given(p+f.name) && !f.isDef {
-			return fieldErr(p+f.name, "has no effect under arn: false (no ARN entries exist): remove it or set switch.isolation.arn: true")
-		}
+	if k := changedKnob(p, given, knob{"arn_entry_lifetime", c.ARNEntryLifetime == d.ARNEntryLifetime}, knob{"arn_clear_on_normal", c.ARNClearOnNormal == d.ARNClearOnNormal}); k != "" {
+		return fieldErr(p+k, "has no effect under arn: false (no ARN entries exist): remove it or set switch.isolation.arn: true")
 	}
 	return nil
+}
+
+// knob is a field, by its name under a prefix, and whether it holds its
+// default.
+type knob struct {
+	name  string
+	isDef bool
+}
+
+// changedKnob is the first of knobs (fields under prefix p) that the input
+// gave a value other than its default, or "". The default is accepted
+// even when given, since a printed scenario spells every default out and
+// must read back; given is nil when not known (Validate), and then no
+// knob is reported.
+func changedKnob(p string, given func(string) bool, knobs ...knob) string {
+	for _, k := range knobs {
+		if given != nil && given(p+k.name) && !k.isDef {
+			return k.name
+		}
+	}
+	return ""
 }
 
 // validateIsolationCost bounds what switch.isolation costs to simulate: a
