@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/wiring"
 )
 
@@ -129,14 +131,46 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 	}
 	report(func(*Status) {})
 
+	// A point another dcsim is running (a shard of another count, a
+	// --point) is left for after the others, then waited for: when its
+	// lock comes free it is complete (skipped) or run here.
+	busy := runPoints(ctx, todo, sum, opt, workers, report, false)
+	runPoints(ctx, busy, sum, opt, workers, report, true)
+	sum.Wall = time.Since(start)
+	return sum, nil
+}
+
+// runPoints runs the points todo of sum on workers, each under its point
+// lock. Without wait, a point whose lock another process holds is not
+// run but returned; with wait, it is waited for (polling), and then
+// skipped if that process completed it. ctx stops both.
+func runPoints(ctx context.Context, todo []int, sum *Summary, opt Options, workers int, report func(func(*Status)), wait bool) (busy []int) {
 	jobs := make(chan int)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
 	for range min(workers, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
 				o := &sum.Outcomes[i]
+				lock, held := lockPoint(ctx, o.Dir, wait)
+				if held {
+					mu.Lock()
+					busy = append(busy, i)
+					mu.Unlock()
+					continue
+				}
+				if ctx.Err() != nil {
+					lock.Unlock()
+					continue
+				}
+				if wait && !opt.Force && fileExists(filepath.Join(o.Dir, analysis.RunFile)) {
+					lock.Unlock()
+					o.Skipped = true // completed by the process that held it
+					report(func(s *Status) { s.Skipped++ })
+					continue
+				}
 				report(func(s *Status) { s.Running++ })
 				t0 := time.Now()
 				var err error
@@ -145,6 +179,7 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 				} else {
 					err = RunPoint(ctx, o.Point, o.Dir, opt.Version, "")
 				}
+				lock.Unlock()
 				o.Err, o.Wall = err, time.Since(t0)
 				report(func(s *Status) {
 					s.Running--
@@ -174,9 +209,41 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	sum.Wall = time.Since(start)
-	return sum, nil
+	slices.Sort(busy)
+	return busy
 }
+
+// lockPoint takes the lock of the point directory dir (scenario.LockDir,
+// exclusive), which every way of running a point takes: a sweep of any
+// shard count, a --point, a dcsim run --out into it. held reports that
+// another process holds it (only without wait; with wait it polls until
+// the lock is free or ctx ends). A file system without locks, or a lock
+// that cannot be taken for another reason, runs the point unlocked, as
+// the sweep itself then runs; RunPoint reports a directory it cannot make.
+func lockPoint(ctx context.Context, dir string, wait bool) (lock *scenario.DirLock, held bool) {
+	for {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return &scenario.DirLock{}, false
+		}
+		l, err := scenario.LockDir(dir, "", os.Getpid())
+		var locked *scenario.LockedError
+		if !errors.As(err, &locked) {
+			return l, false
+		}
+		if !wait {
+			return l, true
+		}
+		select {
+		case <-ctx.Done():
+			return l, false
+		case <-time.After(pointLockPoll):
+		}
+	}
+}
+
+// pointLockPoll is how often a sweep looks whether a point another
+// process runs is done.
+var pointLockPoll = 500 * time.Millisecond
 
 // RunPoint simulates one point into dir, in this process, recording
 // version in run.parquet. A panic inside the simulation is recovered into

@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/wiring"
 )
 
@@ -86,6 +89,9 @@ func diffDirs(t *testing.T, what, a, b string) {
 		t.Fatalf("%s: file sets differ (-%s +%s):\n%s", what, a, b, diff)
 	}
 	for _, k := range ka {
+		if filepath.Base(k) == scenario.LockFile {
+			continue // a point's lock holds the pid of the sweep that ran it
+		}
 		if strings.HasSuffix(k, ".parquet") && filepath.Base(k) != analysis.RunFile {
 			// Every run has an id of its own: compare rows without it.
 			if same, err := analysis.SameRows(filepath.Join(a, k), filepath.Join(b, k)); err != nil || !same {
@@ -392,13 +398,83 @@ func TestInterruptedPoint(t *testing.T) {
 	if !errors.Is(o.Err, stop) {
 		t.Errorf("point 2: got error %v, want the interruption", o.Err)
 	}
-	left, _ := filepath.Glob(filepath.Join(o.Dir, "*"))
-	hidden, _ := filepath.Glob(filepath.Join(o.Dir, ".*"))
-	if got := append(left, hidden...); len(got) != 0 {
-		t.Errorf("point 2 left %v, want nothing (the run clears scenario.yaml too)", got)
+	// Nothing but the point's lock, which stays as every lock does.
+	left, _ := os.ReadDir(o.Dir)
+	if len(left) != 1 || left[0].Name() != scenario.LockFile {
+		t.Errorf("point 2 left %v, want only its lock (the run clears scenario.yaml too)", left)
 	}
 	simulate = orig
 	if sum = runSweep(t, pts, out, 2, false); sum.Done != 4 || sum.Skipped != 2 {
 		t.Errorf("re-run: got %d done, %d skipped, want 4 and 2", sum.Done, sum.Skipped)
+	}
+}
+
+// A point whose directory another process holds (a shard of another
+// count, a --point, a dcsim run --out into it) is not run at the same
+// time: the sweep runs the others first, then waits for it, and skips it
+// if the holder completed it, or runs it if the holder left it undone.
+func TestHeldPointWaits(t *testing.T) {
+	_, pts := mustPoints(t, writeSweep(t, sixPoints))
+	pts = pts[:3]
+	defer func(p time.Duration) { pointLockPoll = p }(pointLockPoll)
+	pointLockPoll = 10 * time.Millisecond
+	for _, completes := range []bool{true, false} {
+		out := t.TempDir()
+		held := Dir(out, &pts[1])
+		if err := os.MkdirAll(held, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		lock, err := scenario.LockDir(held, "", 4242)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var ran []int
+		opt := Options{Out: out, Workers: 2, Version: "test", RunPoint: func(p *Point, dir string) error {
+			mu.Lock()
+			ran = append(ran, p.Index)
+			mu.Unlock()
+			return os.WriteFile(filepath.Join(dir, analysis.RunFile), []byte("done"), 0o644)
+		}}
+		done := make(chan *Summary)
+		go func() {
+			sum, err := Run(context.Background(), pts, opt)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- sum
+		}()
+		// The other two finish while point 1 is held.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			mu.Lock()
+			n := len(ran)
+			mu.Unlock()
+			if n == 2 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		select {
+		case <-done:
+			t.Fatal("the sweep ended while a point was held by another process")
+		case <-time.After(50 * time.Millisecond):
+		}
+		if completes {
+			os.WriteFile(filepath.Join(held, analysis.RunFile), []byte("by the holder"), 0o644)
+		}
+		lock.Unlock()
+		sum := <-done
+		slices.Sort(ran)
+		want := []int{0, 1, 2}
+		if completes {
+			want = []int{0, 2}
+		}
+		if !slices.Equal(ran, want) {
+			t.Errorf("holder completes %v: ran %v, want %v", completes, ran, want)
+		}
+		if completes != sum.Outcomes[1].Skipped || sum.Pending() != 0 {
+			t.Errorf("holder completes %v: point 1 skipped %v, %d pending", completes, sum.Outcomes[1].Skipped, sum.Pending())
+		}
 	}
 }

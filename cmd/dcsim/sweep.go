@@ -293,6 +293,14 @@ func runOnePoint(ctx context.Context, cmd *cobra.Command, sweepName string, all 
 	if err := wiring.PrepareDir(dir); err != nil {
 		return badInput(fmt.Errorf("--out: %w", err))
 	}
+	// And the point's own directory, which a sweep of any shard count
+	// takes for each point it runs (sweep.Run), as a dcsim run --out
+	// into it does: no two of them write one point at once.
+	pointLock, err := lockOut(cmd.ErrOrStderr(), dir, "")
+	if err != nil {
+		return err
+	}
+	defer pointLock.Unlock()
 	applyPointMemory(p, dir)
 	if err := sweep.RunPoint(ctx, p, dir, version(), runID); err != nil {
 		return interruptedBy(err, fmt.Sprintf("interrupted; point %d left no results (the same command runs it again)", index), err)
