@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/scenario"
 )
 
 // TestSweepSlurmArray runs examples/slurm/tiny.yaml as a 4-task SLURM
@@ -122,6 +123,9 @@ func pointFiles(t *testing.T, out string) map[string]string {
 	m := map[string]string{}
 	for _, f := range files {
 		rel, _ := filepath.Rel(out, f)
+		if filepath.Base(f) == scenario.LockFile {
+			continue // each point's lock: the pid of whichever dcsim ran it
+		}
 		if filepath.Base(f) == analysis.RunFile {
 			r, params, err := analysis.ReadRun(f)
 			if err != nil {
