@@ -273,9 +273,11 @@ func (t *Topology) shape(c *Costs) (hosts, switches, links, routes, widest int64
 	return
 }
 
-// maxSampleRows bounds the samples a traced run may write: about 10 GB of
-// parquet, and far more rows than a notebook can load.
-const maxSampleRows = 1_000_000_000
+// MaxSampleRows bounds the samples a traced run may write: about 10 GB of
+// parquet, and far more rows than a notebook can load. Validate checks
+// the rows of duration; the drain's are counted as the run writes them,
+// and the run stops at the bound (wiring's sampler).
+const MaxSampleRows = 1_000_000_000
 
 // maxSampleInstants bounds the sampler's firings in the longest run the
 // scenario allows (duration + drain_limit): each is an event that visits
@@ -288,7 +290,7 @@ const maxSampleInstants = 100_000_000
 // have no bound, and a trace.interval so short that the samples of the
 // arrival period alone (duration / interval samples of each port's
 // metrics, at least one QP a host for qp_rate, 5 rows for efficiency; the
-// drain adds more) pass maxSampleRows, or that the sampler fires more than
+// drain adds more) pass MaxSampleRows, or that the sampler fires more than
 // maxSampleInstants times in duration + drain_limit. The rows are counted
 // over duration only: a training run's drain_limit (10 s by default) is a
 // bound on its work, not its length.
@@ -312,9 +314,9 @@ func (s *Scenario) validateTraceRows() *FieldError {
 				perSample += 2 * links
 			}
 		}
-		if rows := float64(s.Duration.T()/iv) * float64(perSample); rows > maxSampleRows {
+		if rows := float64(s.Duration.T()/iv) * float64(perSample); rows > MaxSampleRows {
 			return fieldErr("trace.interval", "%v would write at least %.3g sample rows (%d a sample: ports x metrics, a QP a host for qp_rate; x %d samples in duration %v), above the limit of %.0e: use a longer interval",
-				s.Trace.Interval, rows, perSample, s.Duration.T()/iv, s.Duration, float64(maxSampleRows))
+				s.Trace.Interval, rows, perSample, s.Duration.T()/iv, s.Duration, float64(MaxSampleRows))
 		}
 	}
 	horizon := s.Duration.T() + s.DrainLimit.T()

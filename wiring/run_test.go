@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"github.com/dcsim/dcsim/scenario"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,6 +118,34 @@ func TestWorkloadKinds(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// The drain's sample rows, which Validate cannot bound (the drain's length
+// is not known), stop the run at the limit with an error naming the
+// fields, instead of writing for hours (trace.interval=2ns with a 100 ms
+// drain: 5e7 samples of the whole fabric).
+func TestSampleRowsStopTheRun(t *testing.T) {
+	defer func(n int64) { maxSampleRows = n }(maxSampleRows)
+	maxSampleRows = 5000
+	s, err := Catalog().Load("incast-star", []string{"duration=100us", "trace.interval=1us"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	res := sim.Run(Options{Dir: dir})
+	if res.err == nil || !strings.Contains(res.err.Error(), "above the limit of 5e+03 (trace.interval 1us") {
+		t.Fatalf("got %v, want the sample limit", res.err)
+	}
+	if now := sim.Engine.Now(); now > 2*chunk {
+		t.Errorf("the run went on to %v after the limit", now)
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("a stopped run left %v", files)
 	}
 }
 

@@ -30,7 +30,14 @@ type sampler struct {
 	stream *analysis.SampleStream
 	err    error
 	eff    *efficiency // trace metric efficiency, nil without
+	// written counts the rows added: the drain's are not bounded before
+	// the run (its length is not known), so the run stops at
+	// scenario.MaxSampleRows instead of writing for hours.
+	written int64
 }
+
+// maxSampleRows is scenario.MaxSampleRows, lowered by a test.
+var maxSampleRows int64 = scenario.MaxSampleRows
 
 // streamBatch is how many rows the sampler and the flow recorder hold
 // before they hand them to their stream.
@@ -63,10 +70,18 @@ func newSampler(s *Sim, interval engine.Time, runID string, stream *analysis.Sam
 // Fire implements engine.Handler.
 func (sm *sampler) Fire(now engine.Time, _ uint8) {
 	sm.sample(now)
+	if sm.written > maxSampleRows {
+		if sm.err == nil {
+			sm.err = fmt.Errorf("trace: the run has written %d sample rows by %v, above the limit of %.0e (trace.interval %v; the drain's rows add to duration's): use a longer trace.interval or a shorter drain_limit",
+				sm.written, now, float64(maxSampleRows), scenario.Duration(sm.interval))
+		}
+		return // the run stops at the end of its chunk (Sim.Run)
+	}
 	sm.sim.Engine.At(now+sm.interval, sm, 0)
 }
 
 func (sm *sampler) add(now engine.Time, comp, metric string, v float64) {
+	sm.written++
 	sm.rows = append(sm.rows, analysis.SampleRecord{RunID: sm.runID, TimeNs: now.Nanoseconds(), Component: comp, Metric: metric, Value: v})
 }
 
