@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"errors"
 	"github.com/dcsim/dcsim/scenario"
 	"os"
 	"path/filepath"
@@ -118,6 +119,30 @@ func TestWorkloadKinds(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// A WriteDir that fails part way (here at run.parquet, the last file)
+// leaves none of the run's files, streamed ones included: a partial set
+// would read as a run without its run.parquet.
+func TestWriteDirAllOrNothing(t *testing.T) {
+	s, err := Catalog().Load("incast-star", []string{"duration=50us", "trace.interval=10us"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	res := sim.Run(Options{Dir: dir})
+	defer func(f func(string, analysis.RunRecord, []analysis.Param) error) { writeRun = f }(writeRun)
+	writeRun = func(string, analysis.RunRecord, []analysis.Param) error { return errors.New("disk full") }
+	if err := res.WriteDir(dir); err == nil || err.Error() != "disk full" {
+		t.Fatalf("WriteDir: %v", err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("a failed WriteDir left %v", files)
 	}
 }
 

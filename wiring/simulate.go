@@ -336,6 +336,17 @@ func (r *Result) WriteDir(dir string) error {
 	if err := ClearRun(dir, keep...); err != nil {
 		return err
 	}
+	if err := r.writeFiles(dir); err != nil {
+		// A run is all its files or none: a partial set would read as
+		// a run whose run.parquet is merely missing.
+		ClearRun(dir)
+		return err
+	}
+	return nil
+}
+
+// writeFiles writes the run's files into dir, run.parquet last.
+func (r *Result) writeFiles(dir string) error {
 	if !r.streamsFlows() {
 		if err := analysis.WriteFlows(filepath.Join(dir, analysis.FlowsFile), r.Flows); err != nil {
 			return err
@@ -364,8 +375,11 @@ func (r *Result) WriteDir(dir string) error {
 	}); err != nil {
 		return err
 	}
-	return analysis.WriteRun(filepath.Join(dir, analysis.RunFile), r.Run, r.Params)
+	return writeRun(filepath.Join(dir, analysis.RunFile), r.Run, r.Params)
 }
+
+// writeRun is analysis.WriteRun, which a test makes fail.
+var writeRun = analysis.WriteRun
 
 // Headline is a one-paragraph description of the run for the terminal.
 func (r *Result) Headline() string {
