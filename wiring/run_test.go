@@ -122,11 +122,11 @@ func TestWorkloadKinds(t *testing.T) {
 	}
 }
 
-// A WriteDir that fails part way (here at run.parquet, the last file)
-// leaves none of the run's files, streamed ones included: a partial set
-// would read as a run without its run.parquet.
-func TestWriteDirAllOrNothing(t *testing.T) {
-	s, err := Catalog().Load("incast-star", []string{"duration=50us", "trace.interval=10us"})
+// runIntoDir runs the built-in scenario name with sets, streaming into a
+// fresh directory (Options.Dir).
+func runIntoDir(t *testing.T, name string, sets ...string) (*Sim, *Result, string) {
+	t.Helper()
+	s, err := Catalog().Load(name, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,14 @@ func TestWriteDirAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	res := sim.Run(Options{Dir: dir})
+	return sim, sim.Run(Options{Dir: dir}), dir
+}
+
+// A WriteDir that fails part way (here at run.parquet, the last file)
+// leaves none of the run's files, streamed ones included: a partial set
+// would read as a run without its run.parquet.
+func TestWriteDirAllOrNothing(t *testing.T) {
+	_, res, dir := runIntoDir(t, "incast-star", "duration=50us", "trace.interval=10us")
 	defer func(f func(string, analysis.RunRecord, []analysis.Param) error) { writeRun = f }(writeRun)
 	writeRun = func(string, analysis.RunRecord, []analysis.Param) error { return errors.New("disk full") }
 	if err := res.WriteDir(dir); err == nil || err.Error() != "disk full" {
@@ -153,16 +160,7 @@ func TestWriteDirAllOrNothing(t *testing.T) {
 func TestSampleRowsStopTheRun(t *testing.T) {
 	defer func(n int64) { maxSampleRows = n }(maxSampleRows)
 	maxSampleRows = 5000
-	s, err := Catalog().Load("incast-star", []string{"duration=100us", "trace.interval=1us"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	res := sim.Run(Options{Dir: dir})
+	sim, res, dir := runIntoDir(t, "incast-star", "duration=100us", "trace.interval=1us")
 	if res.err == nil || !strings.Contains(res.err.Error(), "above the limit of 5e+03 (trace.interval 1us") {
 		t.Fatalf("got %v, want the sample limit", res.err)
 	}
