@@ -98,6 +98,48 @@ func NewWorld(seed uint64, units, threads int, lookahead Time) (*World, error) {
 	return NewWorldSplit(seed, first, lookahead)
 }
 
+// NewWorldWeighted makes a world of len(weight) units run by threads
+// threads, splitting them into contiguous groups of nearly equal total
+// weight: an estimate of each unit's work (its hosts and ports, say).
+// Which thread runs a unit never changes a result, only how evenly the
+// threads are loaded; a split by count leaves the threads that hold
+// leaves with their hosts far busier than those that hold only upper
+// switches (docs/parallel.md, "Measured so far").
+func NewWorldWeighted(seed uint64, weight []float64, threads int, lookahead Time) (*World, error) {
+	if threads < 1 {
+		return nil, fmt.Errorf("engine: %d threads, want at least 1", threads)
+	}
+	return NewWorldSplit(seed, WeightedSplit(weight, threads), lookahead)
+}
+
+// WeightedSplit is NewWorldWeighted's split: first[i] is thread i's first
+// unit. Each thread gets at least one unit (so at most len(weight)
+// threads); a group ends once its running total reaches its share of the
+// whole.
+func WeightedSplit(weight []float64, threads int) []int32 {
+	units := len(weight)
+	threads = max(1, min(threads, units))
+	var total float64
+	for _, w := range weight {
+		total += max(w, 0)
+	}
+	first := []int32{0}
+	var sum float64
+	for u := range units {
+		sum += max(weight[u], 0)
+		left := threads - len(first) // boundaries still to place
+		if left > 0 && units-u-1 >= left && sum >= total*float64(len(first))/float64(threads) {
+			first = append(first, int32(u+1))
+		}
+	}
+	for len(first) < threads {
+		// Weights too skewed to place every boundary by share (all the
+		// weight in the first units): the last threads take one unit each.
+		first = append(first, int32(units-(threads-len(first))))
+	}
+	return append(first, int32(units))
+}
+
 // NewWorldSplit makes a world whose thread i runs units [first[i],
 // first[i+1]); first starts at 0 and increases strictly.
 func NewWorldSplit(seed uint64, first []int32, lookahead Time) (*World, error) {

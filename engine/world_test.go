@@ -253,3 +253,49 @@ func BenchmarkWorld(b *testing.B) {
 type fireFunc func(now Time, kind uint8)
 
 func (f fireFunc) Fire(now Time, kind uint8) { f(now, kind) }
+
+// WeightedSplit gives every thread at least one unit, in contiguous
+// groups, and balances the weight: with leaves ten times as heavy as the
+// upper switches after them, its busiest group carries less than an even
+// split's.
+func TestWeightedSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		units := 1 + rng.IntN(40)
+		w := make([]float64, units)
+		for i := range w {
+			if rng.IntN(3) > 0 {
+				w[i] = rng.Float64() * float64(rng.IntN(100))
+			}
+		}
+		threads := 1 + rng.IntN(12)
+		first := WeightedSplit(w, threads)
+		if len(first) != min(threads, units)+1 || first[0] != 0 || first[len(first)-1] != int32(units) {
+			t.Fatalf("weights %v, %d threads: split %v", w, threads, first)
+		}
+		for i := 1; i < len(first); i++ {
+			if first[i] <= first[i-1] {
+				t.Fatalf("weights %v, %d threads: split %v not increasing", w, threads, first)
+			}
+		}
+	}
+	heaviest := func(w []float64, first []int32) float64 {
+		var most float64
+		for i := 1; i < len(first); i++ {
+			var sum float64
+			for u := first[i-1]; u < first[i]; u++ {
+				sum += w[u]
+			}
+			most = max(most, sum)
+		}
+		return most
+	}
+	w := []float64{10, 10, 10, 10, 10, 10, 10, 10, 1, 1, 1, 1}
+	even := []int32{0, 6, 12}
+	if got, want := heaviest(w, WeightedSplit(w, 2)), heaviest(w, even); got >= want {
+		t.Errorf("weighted split's heaviest thread %v, even split's %v", got, want)
+	}
+	if _, err := NewWorldWeighted(1, w, 2, 1000); err != nil {
+		t.Fatal(err)
+	}
+}
