@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,10 +29,19 @@ type World struct {
 	until     Time    // end of the current Run
 	stopped   bool
 
-	work   []chan Time // per thread: a window's end (exclusive), or -1: deliver
-	done   chan struct{}
-	wg     sync.WaitGroup
-	panics []any // a worker's panic, re-raised by the coordinator
+	// The barrier (dispatch, worker, await): the coordinator publishes a
+	// task (a window's end, or -1: deliver) and bumps epoch; workers spin
+	// on epoch for a while, then park on their wake channel; pending
+	// counts the workers still at the task. Spinning keeps a hand-off
+	// under a microsecond when every thread has a core; parking keeps
+	// idle threads off the cores when they do not.
+	task    atomic.Int64
+	epoch   atomic.Uint64
+	pending atomic.Int32
+	quit    atomic.Bool
+	workers []*worker
+	wg      sync.WaitGroup
+	panics  []any // a worker's panic, re-raised by the coordinator
 
 	winEnd Time // end (exclusive) of the open window; 0 if none is open
 
@@ -150,7 +161,7 @@ func NewWorldSplit(seed uint64, first []int32, lookahead Time) (*World, error) {
 		return nil, fmt.Errorf("engine: unit split %v must start at 0 and name at least one thread", first)
 	}
 	w := &World{lookahead: lookahead, first: first, unitOf: make([]int32, first[len(first)-1]),
-		before: make([]uint64, len(first)-1), work: make([]chan Time, len(first)-1)}
+		before: make([]uint64, len(first)-1)}
 	for i := 1; i < len(first); i++ {
 		if first[i] <= first[i-1] {
 			return nil, fmt.Errorf("engine: unit split %v is not strictly increasing", first)
@@ -240,17 +251,18 @@ func (s *Sim) Hand(src, dst int32, c Courier) {
 func (w *World) Run(until Time) bool {
 	w.stopped = false
 	if len(w.sims) > 1 {
-		w.done = make(chan struct{}, len(w.sims)) // a worker never waits to report
 		w.panics = make([]any, len(w.sims))
+		w.quit.Store(false)
+		w.workers = w.workers[:0]
 		for i := 1; i < len(w.sims); i++ {
-			w.work[i] = make(chan Time, 1)
+			wk := &worker{s: w.sims[i], wake: make(chan struct{}, 1), seen: w.epoch.Load()}
+			w.workers = append(w.workers, wk)
 			w.wg.Add(1)
-			go w.worker(w.sims[i], w.work[i])
+			go w.work(wk)
 		}
 		defer func() {
-			for _, c := range w.work[1:] {
-				close(c)
-			}
+			w.quit.Store(true)
+			w.dispatch(0)
 			w.wg.Wait()
 		}()
 	}
@@ -319,9 +331,7 @@ func (w *World) runAll(end Time) {
 		s.windowEnd = w.winEnd
 	}
 	t0 := time.Now()
-	for _, c := range w.work[1:] {
-		c <- end
-	}
+	w.dispatch(end)
 	t1 := time.Now()
 	w.sims[0].runWindow(end)
 	t2 := time.Now()
@@ -335,9 +345,7 @@ func (w *World) runAll(end Time) {
 // delivers its own share while the others deliver theirs).
 func (w *World) exchange() {
 	t0 := time.Now()
-	for _, c := range w.work[1:] {
-		c <- -1
-	}
+	w.dispatch(-1)
 	w.deliver(w.sims[0])
 	w.await()
 	w.stats.Exchange += time.Since(t0)
@@ -356,13 +364,60 @@ func (w *World) exchange() {
 	w.stats.Windows++
 }
 
-// worker runs one thread's windows and deliveries as the coordinator asks.
-func (w *World) worker(s *Sim, work chan Time) {
-	defer w.wg.Done()
-	for end := range work {
-		w.step(s, end)
-		w.done <- struct{}{}
+// worker is a thread beyond the first, on a goroutine of its own.
+type worker struct {
+	s        *Sim
+	wake     chan struct{} // a parked worker's wake-up
+	sleeping atomic.Int32  // 1: parked, or about to park
+	seen     uint64        // the last epoch taken
+}
+
+// spinChecks is how many times a waiting thread looks for its next task,
+// or for the others to finish, before it parks (a worker) or yields
+// between looks (the coordinator): about 20-50 us.
+const spinChecks = 20000
+
+// dispatch hands every worker the task t: a window's end, -1 to deliver.
+func (w *World) dispatch(t Time) {
+	w.task.Store(int64(t))
+	w.pending.Store(int32(len(w.workers)))
+	w.epoch.Add(1)
+	for _, wk := range w.workers {
+		if wk.sleeping.CompareAndSwap(1, 0) {
+			wk.wake <- struct{}{}
+		}
 	}
+}
+
+// work runs one thread's tasks as the coordinator hands them out, until
+// quit.
+func (w *World) work(wk *worker) {
+	defer w.wg.Done()
+	for {
+		w.next(wk)
+		if w.quit.Load() {
+			return
+		}
+		w.step(wk.s, Time(w.task.Load()))
+		w.pending.Add(-1)
+	}
+}
+
+// next waits for the next task's epoch: spinning, then parked.
+func (w *World) next(wk *worker) {
+	for range spinChecks {
+		if e := w.epoch.Load(); e != wk.seen {
+			wk.seen = e
+			return
+		}
+	}
+	wk.sleeping.Store(1)
+	if e := w.epoch.Load(); e != wk.seen && wk.sleeping.CompareAndSwap(1, 0) {
+		wk.seen = e // the task came before the coordinator saw us park
+		return
+	}
+	<-wk.wake // dispatch took the flag back and sends
+	wk.seen = w.epoch.Load()
 }
 
 // step is one task of a worker; a panic in it (a model error such as a
@@ -384,8 +439,10 @@ func (w *World) step(s *Sim, end Time) {
 // await waits for the workers to finish their task and raises the first
 // thread's panic, if any.
 func (w *World) await() {
-	for range len(w.sims) - 1 {
-		<-w.done
+	for i := 0; w.pending.Load() != 0; i++ {
+		if i >= spinChecks {
+			runtime.Gosched() // the workers may need this core
+		}
 	}
 	for _, p := range w.panics {
 		if p != nil {
@@ -400,9 +457,9 @@ func (s *Sim) runWindow(end Time) { s.run(end-1, false) }
 
 // deliver moves the events sent to s's units in the last window into its
 // queue, in the order of (sending unit, order sent): every thread's
-// outbox to s holds its units' sends in the order they were made, so a
-// stable sort by sending unit gives the same order whichever threads the
-// units ran on.
+// outbox to s holds its units' sends in the order they were made, and
+// the outboxes are taken in thread order, so sorting by (sending unit,
+// position) gives the same order whichever threads the units ran on.
 func (w *World) deliver(s *Sim) {
 	in := s.in[:0]
 	for _, from := range w.sims {
@@ -410,14 +467,26 @@ func (w *World) deliver(s *Sim) {
 		clear(from.out[s.thread])
 		from.out[s.thread] = from.out[s.thread][:0]
 	}
-	slices.SortStableFunc(in, func(a, b remote) int { return int(a.src) - int(b.src) })
+	// Sorted by (sending unit, position): 8-byte keys, not the 56-byte
+	// events, and not at all when already in order (one sending unit).
+	keys := s.keys[:0]
+	sorted := true
 	for i := range in {
-		if in[i].c != nil {
-			in[i].c.Arrive(s)
+		keys = append(keys, uint64(in[i].src)<<32|uint64(i))
+		sorted = sorted && (i == 0 || in[i].src >= in[i-1].src)
+	}
+	if !sorted {
+		slices.Sort(keys)
+	}
+	for _, k := range keys {
+		e := &in[uint32(k)]
+		if e.c != nil {
+			e.c.Arrive(s)
 		} else {
-			s.q.Push(in[i].at, in[i].h, in[i].kind)
+			s.q.Push(e.at, e.h, e.kind)
 		}
 	}
+	s.keys = keys[:0]
 	w.sims[s.thread].sentAdd(len(in))
 	clear(in)
 	s.in = in[:0]
