@@ -23,10 +23,8 @@ import (
 // for every thread count; TestWorldSameForEveryThreadCount checks it.
 type World struct {
 	lookahead Time
-	sims      []*Sim  // one per thread; sims[i] runs units [first[i], first[i+1])
-	first     []int32 // first unit of each thread, and len(units) last
+	sims      []*Sim  // one per thread
 	unitOf    []int32 // unit -> thread
-	until     Time    // end of the current Run
 	stopped   bool
 
 	// The barrier (dispatch, worker, await): the coordinator publishes a
@@ -55,7 +53,7 @@ type WorldStats struct {
 	// Windows is the number of windows run (empty stretches of time are
 	// skipped, not run).
 	Windows uint64
-	// Events is the events fired, over all threads.
+	// Events is the events fired, over all threads (World.Events).
 	Events uint64
 	// CriticalEvents sums, over windows, the largest number of events one
 	// thread fired in the window: with every event costing the same, the
@@ -63,7 +61,7 @@ type WorldStats struct {
 	// CriticalEvents is the speed-up the partition allows before barrier
 	// costs.
 	CriticalEvents uint64
-	// Sent is the events sent across units.
+	// Sent is the events delivered across units so far.
 	Sent uint64
 	// Wait is the wall time the first thread waited, after its own part
 	// of a window, for the other threads to finish theirs (imbalance),
@@ -95,18 +93,11 @@ type Courier interface {
 
 // NewWorld makes a world of units units run by threads threads (at most
 // units), with the given lookahead (> 0), whose random streams derive from
-// seed. Units are split among threads in contiguous, nearly equal groups;
-// NewWorldSplit chooses the split.
+// seed. Units are split among threads in contiguous groups of nearly equal
+// size (NewWorldWeighted with equal weights); NewWorldSplit chooses the
+// split.
 func NewWorld(seed uint64, units, threads int, lookahead Time) (*World, error) {
-	if threads < 1 {
-		return nil, fmt.Errorf("engine: %d threads, want at least 1", threads)
-	}
-	threads = min(threads, units)
-	first := make([]int32, threads+1)
-	for i := range first {
-		first[i] = int32(i * units / threads)
-	}
-	return NewWorldSplit(seed, first, lookahead)
+	return NewWorldWeighted(seed, slices.Repeat([]float64{1}, units), threads, lookahead)
 }
 
 // NewWorldWeighted makes a world of len(weight) units run by threads
@@ -160,8 +151,7 @@ func NewWorldSplit(seed uint64, first []int32, lookahead Time) (*World, error) {
 	if len(first) < 2 || first[0] != 0 {
 		return nil, fmt.Errorf("engine: unit split %v must start at 0 and name at least one thread", first)
 	}
-	w := &World{lookahead: lookahead, first: first, unitOf: make([]int32, first[len(first)-1]),
-		before: make([]uint64, len(first)-1)}
+	w := &World{lookahead: lookahead, unitOf: make([]int32, first[len(first)-1]), before: make([]uint64, len(first)-1)}
 	for i := 1; i < len(first); i++ {
 		if first[i] <= first[i-1] {
 			return nil, fmt.Errorf("engine: unit split %v is not strictly increasing", first)
@@ -194,7 +184,10 @@ func (w *World) Lookahead() Time { return w.lookahead }
 // Stats describes the run so far.
 func (w *World) Stats() WorldStats {
 	st := w.stats
-	st.Sent = w.Sent()
+	st.Events = w.Events()
+	for _, s := range w.sims {
+		st.Sent += s.delivered
+	}
 	return st
 }
 
@@ -351,10 +344,8 @@ func (w *World) exchange() {
 	w.stats.Exchange += time.Since(t0)
 	var most uint64
 	for i, s := range w.sims {
-		n := s.events - w.before[i]
+		most = max(most, s.events-w.before[i])
 		w.before[i] = s.events
-		w.stats.Events += n
-		most = max(most, n)
 		if s.stopReq {
 			w.stopped = true
 			s.stopReq = false
@@ -487,20 +478,7 @@ func (w *World) deliver(s *Sim) {
 		}
 	}
 	s.keys = keys[:0]
-	w.sims[s.thread].sentAdd(len(in))
+	s.delivered += uint64(len(in))
 	clear(in)
 	s.in = in[:0]
-}
-
-// sentAdd counts events delivered to s's units; the counts are summed
-// into WorldStats.Sent after each window by the coordinator.
-func (s *Sim) sentAdd(n int) { s.delivered += uint64(n) }
-
-// Sent is the number of events delivered across units so far.
-func (w *World) Sent() uint64 {
-	var n uint64
-	for _, s := range w.sims {
-		n += s.delivered
-	}
-	return n
 }
