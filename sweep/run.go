@@ -141,9 +141,10 @@ func Run(ctx context.Context, points []Point, opt Options) (*Summary, error) {
 }
 
 // runPoints runs the points todo of sum on workers, each under its point
-// lock. Without wait, a point whose lock another process holds is not
-// run but returned; with wait, it is waited for (polling), and then
-// skipped if that process completed it. ctx stops both.
+// lock, skipping (unless Force) one that another process completed since
+// Run looked. Without wait, a point whose lock another process holds is
+// not run but returned; with wait, it is waited for (polling). ctx stops
+// both.
 func runPoints(ctx context.Context, todo []int, sum *Summary, opt Options, workers int, report func(func(*Status)), wait bool) (busy []int) {
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -165,9 +166,9 @@ func runPoints(ctx context.Context, todo []int, sum *Summary, opt Options, worke
 					lock.Unlock()
 					continue
 				}
-				if wait && !opt.Force && fileExists(filepath.Join(o.Dir, analysis.RunFile)) {
+				if !opt.Force && fileExists(filepath.Join(o.Dir, analysis.RunFile)) {
 					lock.Unlock()
-					o.Skipped = true // completed by the process that held it
+					o.Skipped = true // completed by another process since Run began
 					report(func(s *Status) { s.Skipped++ })
 					continue
 				}
