@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/scenario"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -143,8 +144,11 @@ func readRun(dir string) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &RunResult{Dir: dir, Run: rr, Params: params, Config: configOf(filepath.Join(dir, "scenario.yaml"))}
-	r.fields, r.fieldOrder = scenarioFields(filepath.Join(dir, "scenario.yaml"))
+	r := &RunResult{Dir: dir, Run: rr, Params: params, Config: "-"}
+	if yml, err := os.ReadFile(filepath.Join(dir, scenario.ScenarioFile)); err == nil {
+		r.Config = configOf(yml)
+		r.fields, r.fieldOrder = scenarioFields(yml)
+	}
 	if r.Flows, err = analysis.ReadFlowStats(filepath.Join(dir, analysis.FlowsFile)); err != nil {
 		return nil, err
 	}
@@ -157,12 +161,8 @@ func readRun(dir string) (*RunResult, error) {
 	return r, nil
 }
 
-// configOf is RunResult.Config of the scenario file at path.
-func configOf(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "-"
-	}
+// configOf is RunResult.Config of a scenario file's contents.
+func configOf(data []byte) string {
 	h := sha256.New()
 	for line := range strings.SplitSeq(string(data), "\n") {
 		if strings.HasPrefix(line, "seed:") || strings.HasPrefix(line, "name:") {
@@ -173,16 +173,12 @@ func configOf(path string) string {
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// scenarioFields reads the scenario file at path as dotted field paths
+// scenarioFields reads a scenario file's contents as dotted field paths
 // (workload.load, switch.ecn.kmin, extra_workloads[0].kind) and their
 // values as written, lists and maps in YAML's flow style; seed and name
 // are left out (the seed is a run.parquet column; a name only labels).
-// A missing or unreadable file has none.
-func scenarioFields(path string) (map[string]string, []string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil
-	}
+// A file that does not parse has none.
+func scenarioFields(data []byte) (map[string]string, []string) {
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
 		return nil, nil

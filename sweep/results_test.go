@@ -363,16 +363,8 @@ func synthetic(workload string, load float64, sched string, scale float64) *RunR
 // swept parameters, are told apart by the field they differ in, not by an
 // opaque config hash.
 func TestScenarioFieldColumns(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	const base = "name: a\nseed: 3\ntopology:\n  kind: spine-leaf\n  hosts: 128\nswitch:\n  wrr_weights: [1, 2]\n  ecn:\n    kmin: 100KB\nworkload:\n  kind: cloud\n  load: 0.5\nextra_workloads:\n  - kind: incast\n"
-	fields, order := scenarioFields(write("a.yaml", base))
+	fields, order := scenarioFields([]byte(base))
 	for k, want := range map[string]string{"topology.kind": "spine-leaf", "switch.ecn.kmin": "100KB", "switch.wrr_weights": "[1, 2]",
 		"workload.load": "0.5", "extra_workloads[0].kind": "incast"} {
 		if fields[k] != want {
@@ -383,9 +375,9 @@ func TestScenarioFieldColumns(t *testing.T) {
 		t.Errorf("seed and name are no fields; order %v", order)
 	}
 	res := &Results{}
-	for i, kind := range []string{"spine-leaf", "fat-tree", "spine-leaf"} {
+	for _, kind := range []string{"spine-leaf", "fat-tree", "spine-leaf"} {
 		r := synthetic("w", 0.5, "fair", 1)
-		r.fields, r.fieldOrder = scenarioFields(write(fmt.Sprint(i, ".yaml"), strings.Replace(base, "spine-leaf", kind, 1)))
+		r.fields, r.fieldOrder = scenarioFields([]byte(strings.Replace(base, "spine-leaf", kind, 1)))
 		r.Config = fmt.Sprint("hash-", kind)
 		res.Runs = append(res.Runs, r)
 	}
