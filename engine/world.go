@@ -309,6 +309,11 @@ func (w *World) nextEvent() Time {
 	return t
 }
 
+// NextEventTime is the time of the earliest pending event over all
+// threads, or Never (between Runs: while a Run is under way only the
+// caller's own thread may be asked, through its Sim).
+func (w *World) NextEventTime() Time { return w.nextEvent() }
+
 // latest is the latest clock of the threads.
 func (w *World) latest() Time {
 	var t Time

@@ -21,7 +21,13 @@ import (
 // NICs and the traffic generators, not yet run.
 type Sim struct {
 	Scenario *scenario.Scenario
-	Engine   *engine.Sim
+	// Engine is the simulation (on the parallel engine, its first
+	// thread's Sim: its clock and random streams are the run's between
+	// chunks, but events of other units must not be scheduled on it).
+	Engine *engine.Sim
+	// World is the parallel engine the run is on (BuildOptions.Threads),
+	// nil on the plain engine.
+	World    *engine.World
 	Topology *fabric.Topology
 	Net      *fabric.Network
 	Cluster  *rnic.Cluster
@@ -47,6 +53,15 @@ type Sim struct {
 	workloads []Workload
 	loops     []Workload
 	paths     pathCache
+	// clock runs the simulation: Engine, or World.
+	clock clock
+	// On the parallel engine: the unit that runs the flow generators
+	// (after the fabric's), and the lookahead by which they run ahead of
+	// their flows (driver).
+	driverUnit int32
+	lead       engine.Time
+	running    bool  // Run has started: drivers no longer post directly
+	flowsMade  int64 // messages the drivers made (posted, or on their way)
 	// nic counts the NICs' concurrent flows and QPs as the run goes, in
 	// training runs (nil otherwise).
 	nic *nicTracker
@@ -100,16 +115,49 @@ func buildTopology(s *scenario.Scenario) (*fabric.Topology, error) {
 	return nil, fmt.Errorf("topology.kind: unknown kind %q", t.Kind)
 }
 
+// clock is what runs a simulation: a plain engine.Sim or a World.
+type clock interface {
+	Run(until engine.Time) bool
+	Now() engine.Time
+	Events() uint64
+	NextEventTime() engine.Time
+}
+
 // Build wires a validated scenario into a simulation ready to run. Each
 // layer reads its settings from the scenario in a function of its own:
 // fabricConfig for the switches and links, nicConfig for the NICs,
 // addWorkloads for the traffic.
-func Build(s *scenario.Scenario) (*Sim, error) { return build(s, profileRules(s)) }
+func Build(s *scenario.Scenario) (*Sim, error) { return build(s, profileRules(s), BuildOptions{}) }
+
+// BuildOptions choose how a scenario runs without changing what it
+// models.
+type BuildOptions struct {
+	// Threads, when positive, runs the scenario on the parallel engine
+	// (engine.World, docs/parallel.md) with that many threads; its
+	// results are the same for every thread count, and differ from the
+	// plain engine's (Threads 0) only in the order of same-time events
+	// across units and in per-switch random streams. Not every scenario
+	// can run there yet (ParallelRefusal).
+	Threads int
+}
+
+// BuildWith is Build with options.
+func BuildWith(s *scenario.Scenario, opt BuildOptions) (*Sim, error) {
+	return build(s, profileRules(s), opt)
+}
 
 // build is Build with the ns-3 profile's rules given (ns3Rules).
-func build(s *scenario.Scenario, rules ns3Rules) (*Sim, error) {
+func build(s *scenario.Scenario, rules ns3Rules, opt BuildOptions) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
+	}
+	if opt.Threads < 0 {
+		return nil, fmt.Errorf("threads: %d, want at least 1", opt.Threads)
+	}
+	if opt.Threads > 0 {
+		if why := ParallelRefusal(s); why != "" {
+			return nil, fmt.Errorf("threads: %s", why)
+		}
 	}
 	topo, err := buildTopology(s)
 	if err != nil {
@@ -122,6 +170,15 @@ func build(s *scenario.Scenario, rules ns3Rules) (*Sim, error) {
 	}
 
 	eng := engine.NewSim(s.Seed)
+	var world *engine.World
+	var unitOf []int32
+	var units int
+	if opt.Threads > 0 {
+		if world, unitOf, units, err = newWorld(s, topo, opt.Threads); err != nil {
+			return nil, err
+		}
+		eng = world.Sim(0)
+	}
 	headers := rocev2.ReferenceHeaders
 	if s.NIC.RealisticHeaders {
 		headers = rocev2.RealisticHeaders
@@ -135,7 +192,12 @@ func build(s *scenario.Scenario, rules ns3Rules) (*Sim, error) {
 		return nil, fmt.Errorf("switch.queueing: %v", err)
 	}
 	isoRouter := isolationRouter(s, &fcfg)
-	net, err := fabric.Build(eng, topo, fcfg)
+	var net *fabric.Network
+	if world != nil {
+		net, err = fabric.BuildWorld(world, unitOf, topo, fcfg)
+	} else {
+		net, err = fabric.Build(eng, topo, fcfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("topology: %v", err)
 	}
@@ -165,7 +227,11 @@ func build(s *scenario.Scenario, rules ns3Rules) (*Sim, error) {
 		return nil, err
 	}
 	sim := &Sim{Scenario: s, Engine: eng, Topology: topo, Net: net, Cluster: cl, Isolation: iso, BDP: bdp, BaseRTT: rtt,
-		ns3Start: rules.has(ns3EventOrder)}
+		ns3Start: rules.has(ns3EventOrder), clock: eng}
+	if world != nil {
+		sim.World, sim.clock = world, world
+		sim.driverUnit, sim.lead = int32(units), world.Lookahead()
+	}
 	if err := sim.addWorkloads(ncfg.Headers.DataWire(0, spec.HeaderBytes)); err != nil {
 		return nil, err
 	}
@@ -302,6 +368,9 @@ func (sim *Sim) addWorkloads(headerWire int64) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
+		if sim.World != nil && startRound(wl) != roundFlows {
+			return fmt.Errorf("threads: %s.kind %q posts a flow when another completes, on another host (zero lookahead); it runs on the plain engine only (leave threads unset)", path, w.Kind)
+		}
 		sim.workloads = append(sim.workloads, wl)
 	}
 	slices.SortStableFunc(sim.workloads, func(a, b Workload) int { return startRound(a) - startRound(b) })
@@ -339,29 +408,69 @@ type driver struct {
 }
 
 func (d *driver) next() {
-	f, ok := d.gen.Next()
-	if !ok {
-		d.done = true
-		return
+	s := d.sim
+	for {
+		f, ok := d.gen.Next()
+		if !ok {
+			d.done = true
+			return
+		}
+		d.pending = f
+		if s.World == nil {
+			s.Engine.At(max(f.Start, s.Engine.Now()), d, 0)
+			return
+		}
+		// On the parallel engine the drivers are a unit of their own,
+		// which makes each flow one lookahead before its start and sends
+		// it to its source host's unit; the flows that start within the
+		// first lookahead are posted before the run.
+		if at := f.Start - s.lead; at >= 0 || s.running {
+			s.World.Sim(int(s.driverUnit)).At(max(at, s.Engine.Now()), d, 0)
+			return
+		}
+		m := d.message(f)
+		s.Net.HostSim(f.Src).At(f.Start, &postAt{s, m}, 0)
 	}
-	d.pending = f
-	d.sim.Engine.At(max(f.Start, d.sim.Engine.Now()), d, 0)
 }
 
-// Fire implements engine.Handler.
-func (d *driver) Fire(now engine.Time, _ uint8) {
-	f := d.pending
+// message makes flow f's message and keeps it for its row.
+func (d *driver) message(f cloud.Flow) *rnic.Message {
 	s := d.sim
 	m := s.Cluster.NewMessage(f.Src, f.Dst, f.Size)
 	m.Generator, m.Tag = f.Generator, f.Tag
 	s.Messages = append(s.Messages, m)
-	if s.ns3Start {
+	s.flowsMade++
+	return m
+}
+
+// Fire implements engine.Handler.
+func (d *driver) Fire(now engine.Time, _ uint8) {
+	s := d.sim
+	m := d.message(d.pending)
+	switch {
+	case s.World != nil:
+		// Sent from the drivers' unit to the source's: it arrives at
+		// the flow's start (at least one lookahead ahead), or a
+		// lookahead from now for a flow whose start has passed.
+		src := s.Net.HostUnit(m.Src)
+		s.World.Sim(int(s.driverUnit)).Send(s.driverUnit, src, max(d.pending.Start, now+s.lead), &postAt{s, m}, 0)
+	case s.ns3Start:
 		s.Engine.At(now, &ns3Start{s: s, m: m}, 0)
-	} else {
+	default:
 		s.post(m)
 	}
 	d.next()
 }
+
+// postAt posts a message at its source host's unit (the parallel
+// engine's drivers, driver).
+type postAt struct {
+	s *Sim
+	m *rnic.Message
+}
+
+// Fire implements engine.Handler.
+func (p *postAt) Fire(engine.Time, uint8) { p.s.post(p.m) }
 
 // ns3Start posts a message two same-time events later, as ns-3 creates a
 // flow's QP (third.cc ScheduleFlowInputs installs an application, whose

@@ -30,6 +30,8 @@ type sampler struct {
 	stream *analysis.SampleStream
 	err    error
 	eff    *efficiency // trace metric efficiency, nil without
+	// next is the next sample time on the parallel engine (newSampler).
+	next engine.Time
 	// written counts the rows added: the drain's are not bounded before
 	// the run (its length is not known), so the run stops at
 	// scenario.MaxSampleRows instead of writing for hours.
@@ -63,22 +65,54 @@ func newSampler(s *Sim, interval engine.Time, runID string, stream *analysis.Sam
 	if sm.metrics[scenario.MetricEfficiency] {
 		sm.eff = newEfficiency(s)
 	}
+	if s.World != nil {
+		// On the parallel engine the sampler reads every unit's state, so
+		// it samples between Runs, which Sim.Run ends at each sample time
+		// (next); a tick in the generators' unit keeps the queues from
+		// emptying before the run ends, as the sampler's own event does
+		// on the sequential engine.
+		sm.next = interval
+		ds := s.World.Sim(int(s.driverUnit))
+		ds.At(interval, &sampleTick{ds, interval}, 0)
+		return sm
+	}
 	s.Engine.At(interval, sm, 0)
 	return sm
 }
 
 // Fire implements engine.Handler.
 func (sm *sampler) Fire(now engine.Time, _ uint8) {
+	if sm.tick(now) {
+		sm.sim.Engine.At(now+sm.interval, sm, 0)
+	}
+}
+
+// tick samples at now and reports whether sampling goes on: past
+// maxSampleRows it stops, and the run with it at the end of its chunk
+// (Sim.Run).
+func (sm *sampler) tick(now engine.Time) bool {
 	sm.sample(now)
+	sm.next = now + sm.interval
 	if sm.written > maxSampleRows {
 		if sm.err == nil {
 			sm.err = fmt.Errorf("trace: the run has written %d sample rows by %v, above the limit of %.0e (trace.interval %v; the drain's rows add to duration's): use a longer trace.interval or a shorter drain_limit",
 				sm.written, now, float64(maxSampleRows), scenario.Duration(sm.interval))
 		}
-		return // the run stops at the end of its chunk (Sim.Run)
+		return false
 	}
-	sm.sim.Engine.At(now+sm.interval, sm, 0)
+	return true
 }
+
+// sampleTick is the parallel engine's stand-in for the sampler's event:
+// it fires at every sample time, doing nothing but keeping the queues
+// from emptying (newSampler).
+type sampleTick struct {
+	sim      *engine.Sim
+	interval engine.Time
+}
+
+// Fire implements engine.Handler.
+func (t *sampleTick) Fire(now engine.Time, _ uint8) { t.sim.At(now+t.interval, t, 0) }
 
 func (sm *sampler) add(now engine.Time, comp, metric string, v float64) {
 	sm.written++

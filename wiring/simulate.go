@@ -129,10 +129,11 @@ func (s *Sim) Run(opt Options) *Result {
 	}
 	dur := engine.Time(sc.Duration)
 	limit := engine.SatAdd(dur, engine.Time(sc.DrainLimit)) // drain_limit may be never
-	eng := s.Engine
-	k := &s.Cluster.Counters
+	eng := s.clock
+	s.running = true
 	report := func(draining bool) {
 		if opt.Progress != nil {
+			k := s.Cluster.Totals()
 			opt.Progress(Progress{SimTime: eng.Now(), Duration: dur, Events: eng.Events(),
 				FlowsPosted: k.MessagesPosted, FlowsDone: k.MessagesDone, BytesPosted: k.BytesPosted, BytesDone: k.BytesDone,
 				Draining: draining,
@@ -152,14 +153,27 @@ func (s *Sim) Run(opt Options) *Result {
 				end = min(skip, to)
 			}
 		}
+		if smp != nil && s.World != nil {
+			end = min(end, smp.next) // the parallel engine samples between Runs
+		}
 		return end
+	}
+	// run runs to the end of the next step and, on the parallel engine,
+	// samples there when a sample is due.
+	run := func(to engine.Time) bool {
+		end := step(to)
+		empty := eng.Run(end)
+		if smp != nil && s.World != nil && eng.Now() == smp.next && smp.err == nil {
+			smp.tick(end)
+		}
+		return empty
 	}
 	stopped := func() bool {
 		return res.err != nil || fr.err != nil || (smp != nil && smp.err != nil) ||
 			(opt.Context != nil && opt.Context.Err() != nil)
 	}
 	for eng.Now() < dur && !stopped() {
-		if eng.Run(step(dur)) {
+		if run(dur) {
 			break // the queue emptied: nothing can happen any more (the clock stays at the last event)
 		}
 		fr.flush(false)
@@ -171,10 +185,13 @@ func (s *Sim) Run(opt Options) *Result {
 				return false
 			}
 		}
-		return k.MessagesDone == k.MessagesPosted && s.workloadsDone()
+		// On the parallel engine a flow made but not yet posted (sent to
+		// its source's unit) counts too.
+		k := s.Cluster.Totals()
+		return k.MessagesDone == k.MessagesPosted && (s.World == nil || k.MessagesPosted == s.flowsMade) && s.workloadsDone()
 	}
 	for !drained() && eng.Now() < limit && !stopped() {
-		if eng.Run(step(limit)) {
+		if run(limit) {
 			break // nothing left to happen
 		}
 		fr.flush(false)
@@ -259,11 +276,12 @@ func CheckRunID(id string) error {
 
 func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.RunRecord {
 	sc := s.Scenario
-	k := &s.Cluster.Counters
+	k := s.Cluster.Totals()
+	nk := s.Net.Counters()
 	r := analysis.RunRecord{RunID: opt.RunID, ConfigHash: sc.Hash(), Scenario: sc.Name, Scheduler: sc.NIC.Scheduler,
 		CC: sc.CC.Algorithm, Workload: sc.Catalog().Label(&sc.Workload), Load: sc.Catalog().ConfiguredLoad(&sc.Workload), Seed: int64(sc.Seed),
-		Version: opt.Version, SimTimeNs: s.Engine.Now().Nanoseconds(), WallSeconds: wall,
-		Events: int64(s.Engine.Events()), BytesDropped: s.Net.DroppedBytes, PFCPauseFrames: s.Net.PauseFrames,
+		Version: opt.Version, SimTimeNs: s.clock.Now().Nanoseconds(), WallSeconds: wall,
+		Events: int64(s.clock.Events()), BytesDropped: nk.DroppedBytes, PFCPauseFrames: nk.PauseFrames,
 		NACKs: k.Nacks, RTOTimeouts: k.RTOs, CNPs: k.CNPs}
 	r.SetFlowCounts(fr.total, fr.done, fr.stats)
 	r.AchievedLoad = s.achievedLoad(fr.windowBytes)
@@ -271,7 +289,17 @@ func (s *Sim) runRecord(opt Options, fr *flowRecorder, wall float64) analysis.Ru
 		"data_packets": k.DataPackets, "payload_sent": k.PayloadSent, "payload_in_order": k.PayloadInOrder,
 		"retransmitted_bytes": k.Retransmitted, "acks": k.Acks, "qps_opened": k.QPsOpened,
 		"control_packets": k.ControlPackets, "duplicate_data": k.DuplicateData,
-		"out_of_order_data": k.OutOfOrderData, "packets_allocated": s.Net.Pool.Allocated(),
+		"out_of_order_data": k.OutOfOrderData,
+	}
+	if s.World == nil {
+		// On the parallel engine each thread has its own packet pool, so
+		// the packets allocated (a memory diagnostic) depend on the
+		// thread count; results must not.
+		r.Counters["packets_allocated"] = s.Net.Pool.Allocated()
+	} else {
+		// Names the model variant: the parallel engine's rows differ
+		// from the sequential engine's (BuildOptions.Threads).
+		r.Counters["parallel_units"] = int64(s.driverUnit)
 	}
 	var hdrm, ignored int64
 	for _, sw := range s.Net.Switches {
@@ -384,7 +412,7 @@ var writeRun = analysis.WriteRun
 // Headline is a one-paragraph description of the run for the terminal.
 func (r *Result) Headline() string {
 	sc := r.Sim.Scenario
-	k := &r.Sim.Cluster.Counters
+	k := r.Sim.Cluster.Totals()
 	var b strings.Builder
 	load := ""
 	if l := r.Run.Load; l != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/wiring"
 )
 
@@ -155,16 +156,38 @@ func flowList(b *testing.B, n int, size int64) string {
 //
 //	go test ./cmd/dcsim -run '^$' -bench LargeFabric -benchtime 1x -count 6
 func BenchmarkLargeFabric(b *testing.B) {
-	for _, tc := range []struct {
-		name string
-		sets []string
-	}{
-		{"hosts=128", nil},
-		{"hosts=1024", []string{"topology.kind=fat-tree", "topology.k=16"}},
-		{"hosts=3456", []string{"topology.kind=fat-tree", "topology.k=24"}},
-		{"hosts=8192", []string{"topology.kind=fat-tree", "topology.k=32"}},
-	} {
+	for _, tc := range largeFabrics {
 		b.Run(tc.name, func(b *testing.B) { benchRun(b, append(tc.sets, "duration=100us")...) })
+	}
+}
+
+// largeFabrics are BenchmarkLargeFabric's and BenchmarkParallel's sizes.
+var largeFabrics = []struct {
+	name string
+	sets []string
+}{
+	{"hosts=128", nil},
+	{"hosts=1024", []string{"topology.kind=fat-tree", "topology.k=16"}},
+	{"hosts=3456", []string{"topology.kind=fat-tree", "topology.k=24"}},
+	{"hosts=8192", []string{"topology.kind=fat-tree", "topology.k=32"}},
+}
+
+// BenchmarkParallel is BenchmarkLargeFabric's runs on the parallel engine
+// (--threads, docs/parallel.md) at 1 and 2 threads. Besides
+// benchScenario's metrics it reports the World's: windows run, events
+// per window, the speed-up its partition allows (events over the
+// critical path's, docs/parallel.md), and the barrier's cost per window
+// (exchange: handing out windows and delivering; wait: the first thread
+// waiting for the others).
+//
+//	go test ./cmd/dcsim -run '^$' -bench 'Parallel/hosts=(128|1024|8192)' -benchtime 1x -count 6
+func BenchmarkParallel(b *testing.B) {
+	for _, tc := range largeFabrics {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/threads=%d", tc.name, threads), func(b *testing.B) {
+				benchScenarioWith(b, benchOptions{threads: threads}, "default", append(tc.sets, "duration=100us")...)
+			})
+		}
 	}
 }
 
@@ -195,17 +218,30 @@ func benchScenario(b *testing.B, name string, sets ...string) { benchScenarioIn(
 // benchScenarioIn is benchScenario with wiring.Options.Dir = dir (files
 // streamed there during the run; "" for none).
 func benchScenarioIn(b *testing.B, dir, name string, sets ...string) {
+	benchScenarioWith(b, benchOptions{dir: dir}, name, sets...)
+}
+
+// benchOptions are benchScenarioWith's: the directory files are streamed
+// to ("" for none) and the parallel engine's threads (0: the sequential
+// engine).
+type benchOptions struct {
+	dir     string
+	threads int
+}
+
+func benchScenarioWith(b *testing.B, opt benchOptions, name string, sets ...string) {
 	var pkts, delivered, events int64
 	var mallocs, structs uint64
 	var heap uint64
 	var cpu float64
+	var world engine.WorldStats
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		s, err := wiring.Catalog().Load(name, sets)
 		if err != nil {
 			b.Fatal(err)
 		}
-		sim, err := wiring.Build(s)
+		sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: opt.threads})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -213,18 +249,34 @@ func benchScenarioIn(b *testing.B, dir, name string, sets ...string) {
 		runtime.ReadMemStats(&before)
 		cpu0 := cpuSeconds()
 		b.StartTimer()
-		r := sim.Run(wiring.Options{Dir: dir})
+		r := sim.Run(wiring.Options{Dir: opt.dir})
 		b.StopTimer()
 		cpu += cpuSeconds() - cpu0
 		runtime.ReadMemStats(&after)
-		pkts += sim.Cluster.Counters.DataPackets
+		k := sim.Cluster.Totals()
+		pkts += k.DataPackets
 		transit, _ := sim.Net.InTransit()
-		delivered += sim.Cluster.Counters.DataPackets - transit
+		delivered += k.DataPackets - transit
 		events += r.Run.Events
 		mallocs += after.Mallocs - before.Mallocs
 		structs = max(structs, uint64(sim.Net.Pool.Allocated()))
 		heap = max(heap, after.HeapInuse)
+		if sim.World != nil {
+			st := sim.World.Stats()
+			world.Windows += st.Windows
+			world.Events += st.Events
+			world.CriticalEvents += st.CriticalEvents
+			world.Exchange += st.Exchange
+			world.Wait += st.Wait
+		}
 		b.StartTimer()
+	}
+	if world.Windows > 0 {
+		w := float64(world.Windows)
+		b.ReportMetric(float64(world.Events)/w, "events/window")
+		b.ReportMetric(float64(world.Events)/float64(world.CriticalEvents), "bound")
+		b.ReportMetric(world.Exchange.Seconds()*1e6/w, "exch-us/window")
+		b.ReportMetric(world.Wait.Seconds()*1e6/w, "wait-us/window")
 	}
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(pkts)/sec, "pkts/s")

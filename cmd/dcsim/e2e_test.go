@@ -335,3 +335,38 @@ func TestProgressFitsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// --threads runs the parallel engine: byte-identical files (run id
+// pinned) for 1 and 2 threads; a bad count or a scenario that cannot run
+// there is bad input.
+func TestRunThreads(t *testing.T) {
+	base := t.TempDir()
+	read := func(threads string) []byte {
+		dir := filepath.Join(base, threads)
+		if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--quiet", "--run-id", "job-1", "--out", dir,
+			"--set", "topology.kind=fat-tree", "--set", "topology.k=4", "--set", "duration=100us", "--threads", threads); code != 0 {
+			t.Fatalf("--threads %s: exit %d: %s", threads, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if one, two := read("1"), read("2"); len(one) == 0 || !bytes.Equal(one, two) {
+		t.Error("flows.parquet differs between --threads 1 and 2")
+	}
+	for _, bad := range [][]string{
+		{"--threads", "0"}, {"--threads", "two"}, {"--threads", "100000"},
+		{"--threads", "1", "--set", "compat=hpcc-ns3"},
+	} {
+		args := append([]string{"run", "testdata/small.yaml", "--out", filepath.Join(base, "bad")}, bad...)
+		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.HasPrefix(stderr, "dcsim: ") || strings.Count(stderr, "\n") != 1 ||
+			!strings.Contains(stderr, "threads") {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and one line", bad, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base, "bad")); err == nil {
+		t.Error("a refused run made its --out directory")
+	}
+}

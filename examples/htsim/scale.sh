@@ -7,6 +7,7 @@
 # round, wall s, CPU s, peak RSS MiB, data packets delivered.
 #
 #   HTSIM=/path/to/htsim_roce examples/htsim/scale.sh [ROUNDS] > examples/results/htsim-scale.csv
+#   THREADS="1 2" HTSIM=... examples/htsim/scale.sh   # dcsim also on the parallel engine
 #
 # htsim_roce needs the delivered-bytes patch of run.sh. Run from the
 # repository root.
@@ -28,11 +29,17 @@ for r in $(seq "$rounds"); do
 			-mtu 1000 -linkspeed 100000 -hop_latency 1 -q 1000 -o "$work/logout.dat")
 		echo "htsim,$n,$end,$r,$t,$(awk '/^Delivered bytes:/ {print $6}' "$work/htsim.out")"
 		for cc in none dcqcn; do
-			t=$(timed "$work/dcsim.out" "$work/dcsim" run --quiet --out "$work/run-$cc" \
-				--set topology.kind=fat-tree --set topology.k=$k --set topology.fabric_link=100Gbps \
-				--set workload.kind=flowlist --set "workload.flowlist.file=$work/perm$n.csv" \
-				--set duration=1us --set drain_limit=$((end - 1))us --set cc.algorithm=$cc)
-			echo "dcsim-$cc,$n,$end,$r,$t,$("$work/htsimx" delivered "$work/run-$cc" | cut -d' ' -f1)"
+			# THREADS: also run dcsim on the parallel engine (--threads N)
+			# for each N listed, e.g. THREADS="1 2".
+			for th in seq ${THREADS:-}; do
+				flag=() name=dcsim-$cc
+				if [ "$th" != seq ]; then flag=(--threads "$th") name=dcsim-$cc-t$th; fi
+				t=$(timed "$work/dcsim.out" "$work/dcsim" run --quiet --out "$work/run-$cc" "${flag[@]}" \
+					--set topology.kind=fat-tree --set topology.k=$k --set topology.fabric_link=100Gbps \
+					--set workload.kind=flowlist --set "workload.flowlist.file=$work/perm$n.csv" \
+					--set duration=1us --set drain_limit=$((end - 1))us --set cc.algorithm=$cc)
+				echo "$name,$n,$end,$r,$t,$("$work/htsimx" delivered "$work/run-$cc" | cut -d' ' -f1)"
+			done
 		done
 	done
 done

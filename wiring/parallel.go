@@ -1,0 +1,53 @@
+package wiring
+
+import (
+	"fmt"
+
+	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/scenario"
+)
+
+// The parallel engine (BuildOptions.Threads, docs/parallel.md): the
+// fabric's units (fabric.Units: a switch with its hosts, or a switch
+// alone) plus one unit of flow generators, run by up to Threads threads
+// in windows of one lookahead, the smallest delay of a link between
+// units.
+//
+// What runs there is what has no state shared across units outside the
+// engine: open-loop traffic (flow generators, whose arrivals are known
+// ahead, so the generators' unit makes each flow one lookahead before its
+// start and sends it to its source's unit) over any fabric, congestion
+// control and scheduler. Training runs and closed loops (halo, mpitrace)
+// post a flow at the instant another completes, on another host: zero
+// lookahead, so they stay on the plain engine, as does the ns-3 profile,
+// whose flow-for-flow replays depend on ns-3's global event order
+// (docs/parallel.md, "What the output contract becomes").
+
+// ParallelRefusal says why scenario s cannot run on the parallel engine,
+// or "" if it can (its workload kinds are checked when they are built).
+func ParallelRefusal(s *scenario.Scenario) string {
+	switch {
+	case s.Compat != scenario.CompatNone:
+		return fmt.Sprintf("compat: %s replays the reference's single event order; it runs on the plain engine only (leave threads unset)", s.Compat)
+	case s.Switch.Isolation != nil:
+		return "switch.isolation: congestion isolation keeps state across switches; it runs on the plain engine only (leave threads unset)"
+	}
+	return ""
+}
+
+// newWorld makes the parallel engine for topology t: the fabric's units,
+// then the generators' unit, split among threads by weight.
+func newWorld(s *scenario.Scenario, t *fabric.Topology, threads int) (w *engine.World, unitOf []int32, units int, err error) {
+	unitOf, units, weight := fabric.Units(t)
+	lookahead, err := fabric.Lookahead(t, unitOf)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("threads: %v", err)
+	}
+	// The generators' unit fires one event per flow: light.
+	w, err = engine.NewWorldWeighted(s.Seed, append(weight, 1), threads, lookahead)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("threads: %v", err)
+	}
+	return w, unitOf, units, nil
+}

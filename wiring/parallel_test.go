@@ -1,0 +1,155 @@
+package wiring
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dcsim/dcsim/analysis"
+)
+
+// runParallel runs scenario name with sets on the parallel engine with
+// threads threads and returns its files but run.parquet, concatenated
+// (flows.parquet, then samples.parquet if traced), and its run record
+// (wall time cleared).
+func runParallel(t *testing.T, threads int, name string, sets ...string) ([]byte, analysis.RunRecord) {
+	t.Helper()
+	s, err := Catalog().Load(name, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := BuildWith(s, BuildOptions{Threads: threads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	res := sim.Run(Options{Dir: dir, RunID: "parallel-test"})
+	if err := res.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	flows, err := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if samples, err := os.ReadFile(filepath.Join(dir, analysis.SamplesFile)); err == nil {
+		flows = append(flows, samples...)
+	}
+	run := res.Run
+	run.WallSeconds = 0
+	return flows, run
+}
+
+// The parallel engine's contract (docs/parallel.md, "Determinism"): the
+// same rows for every thread count, on every kind of fabric it runs:
+// the default spine-leaf, a fat-tree with packet spraying, lossy and
+// credit-based links, INT (HPCC) and STORM's grants.
+func TestParallelSameForEveryThreadCount(t *testing.T) {
+	cases := []struct {
+		name string
+		sets []string
+	}{
+		{"default", []string{"duration=60us"}},
+		{"default", []string{"duration=40us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=spray", "workload.load=0.8"}},
+		{"default", []string{"duration=40us", "switch.pfc=false", "cc.algorithm=hpcc"}},
+		{"default", []string{"duration=40us", "switch.credit.bytes=64KB"}},
+		{"storm-cloud", []string{"duration=40us"}},
+		{"incast-star", []string{"duration=40us", "trace.interval=5us", "trace.metrics=[queue_depth,pause_time,utilisation,qp_rate,efficiency]"}},
+		{"default", []string{"duration=40us", "nic.receiver=selective", "switch.routing.kind=spray", "topology.kind=fat-tree", "topology.k=4"}},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(append([]string{tc.name}, tc.sets...), ","), func(t *testing.T) {
+			flows1, run1 := runParallel(t, 1, tc.name, tc.sets...)
+			if run1.FlowsTotal == 0 || run1.FlowsDone == 0 {
+				t.Fatalf("no flows ran: %+v", run1)
+			}
+			for _, threads := range []int{2, 3} {
+				flows, run := runParallel(t, threads, tc.name, tc.sets...)
+				if !bytes.Equal(flows, flows1) {
+					t.Errorf("%d threads: flows.parquet differs from 1 thread's", threads)
+				}
+				if !sameRun(run, run1) {
+					t.Errorf("%d threads: run record differs:\n%+v\nwant\n%+v", threads, run, run1)
+				}
+			}
+		})
+	}
+}
+
+// sameRun compares two run records, counters included.
+func sameRun(a, b analysis.RunRecord) bool { return reflect.DeepEqual(a, b) }
+
+// What cannot run on the parallel engine is refused with the field named.
+func TestParallelRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		sets    []string
+		threads int
+		want    string
+	}{
+		{"default", []string{"compat=hpcc-ns3"}, 1, "compat"},
+		{"arn-afi", []string{"switch.isolation={}"}, 1, "switch.isolation"},
+		{"allreduce-128", nil, 1, `workload.kind "collective"`},
+	} {
+		s, err := Catalog().Load(tc.name, tc.sets)
+		if err != nil {
+			t.Fatalf("%s %v: %v", tc.name, tc.sets, err)
+		}
+		_, err = BuildWith(s, BuildOptions{Threads: tc.threads})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "threads: ") {
+			t.Errorf("%s %v on %d threads: error %v, want one naming %q", tc.name, tc.sets, tc.threads, err, tc.want)
+		}
+	}
+}
+
+// TestParallelBounds runs the parallel engine at 1 to 16 threads (on
+// however many cores there are: the World's critical path counts events,
+// not time, so it is exact on two cores) and reports what
+// docs/parallel.md projects the speed-up from: windows, events per
+// window, and events over the critical path's, the bound the partition
+// allows before barrier costs. Every thread count must give the 1-thread
+// rows. Long (DCSIM_LONG=1).
+func TestParallelBounds(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("long: set DCSIM_LONG=1")
+	}
+	for _, c := range []struct {
+		name string
+		sets []string
+	}{
+		{"default 128 hosts, 200us", []string{"duration=200us"}},
+		{"fat-tree k=16 (1,024 hosts), 50us", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}},
+	} {
+		var want []byte
+		for _, threads := range []int{1, 2, 4, 8, 16} {
+			s, err := Catalog().Load("default", c.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := BuildWith(s, BuildOptions{Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			res := sim.Run(Options{Dir: dir, RunID: "bounds"})
+			if err := res.WriteDir(dir); err != nil {
+				t.Fatal(err)
+			}
+			flows, err := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want = flows
+			} else if !bytes.Equal(flows, want) {
+				t.Errorf("%s, %d threads: flows.parquet differs from 1 thread's", c.name, threads)
+			}
+			st := sim.World.Stats()
+			t.Logf("%s, %d threads: %d units, lookahead %v, %d windows, %.0f events/window, %d sent across units, bound %.2fx, exchange %.2f us/window, wait %.2f us/window",
+				c.name, threads, sim.World.Units(), sim.World.Lookahead(), st.Windows, float64(st.Events)/float64(st.Windows), st.Sent,
+				float64(st.Events)/float64(st.CriticalEvents), st.Exchange.Seconds()*1e6/float64(st.Windows), st.Wait.Seconds()*1e6/float64(st.Windows))
+		}
+	}
+}
