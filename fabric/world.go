@@ -104,37 +104,52 @@ func (t *Topology) nodeName(v int) string {
 	return t.switchName(v - t.Hosts)
 }
 
-// ParallelRouter is a Router that can run on a World. BuildWorld calls
+// ParallelRouter is a Router of another package that can run on a World
+// (fabric's own routers are known to BuildWorld: ECMP and NS3ECMP are
+// stateless, Spray and Adaptive are made per switch). BuildWorld calls
 // ForSwitch once per switch, before the run, and routes the switch's
 // packets with the router it returns, which must touch no state that the
 // router of a switch in another unit touches (a stateless router returns
 // itself). s is the switch's thread, for its random streams (Sim.Rand).
+// A router that embeds a ParallelRouter must define its own ForSwitch,
+// or the embedded one's would replace it.
 type ParallelRouter interface {
 	Router
 	ForSwitch(sw *Switch, s *engine.Sim) Router
 }
 
-// ForSwitch implements ParallelRouter: ECMP is stateless.
-func (e ECMP) ForSwitch(*Switch, *engine.Sim) Router { return e }
-
-// ForSwitch implements ParallelRouter: NS3ECMP's tables are read only.
-func (e *NS3ECMP) ForSwitch(*Switch, *engine.Sim) Router { return e }
-
-// ForSwitch implements ParallelRouter: on a World every switch sprays
-// from its own stream, "spray/<switch index>" of the world's seed,
-// instead of the one stream Rand draws from on a plain network.
-func (Spray) ForSwitch(sw *Switch, s *engine.Sim) Router {
-	return Spray{Rand: s.Rand(fmt.Sprintf("spray/%d", sw.index)).Uint32}
+// parallelRouter reports whether r can run on a World (switchRouter).
+func parallelRouter(r Router) bool {
+	switch r.(type) {
+	case ECMP, *NS3ECMP, Spray, *Adaptive, ParallelRouter:
+		return true
+	}
+	return false
 }
 
-// ForSwitch implements ParallelRouter: the flowlet tables are per switch,
-// allocated here rather than on first use, so that no switch grows the
-// table of tables while another reads it.
-func (a *Adaptive) ForSwitch(sw *Switch, _ *engine.Sim) Router {
-	if a.FlowletGap > 0 {
-		a.table(sw)
+// switchRouter is the router of switch sw on a World, running on s; r is
+// one for which parallelRouter holds.
+func switchRouter(r Router, sw *Switch, s *engine.Sim) Router {
+	switch r := r.(type) {
+	case ECMP, *NS3ECMP: // stateless
+		return r
+	case Spray:
+		// Every switch sprays from its own stream, "spray/<switch
+		// index>" of the world's seed, instead of the one stream Rand
+		// draws from on a plain network.
+		return Spray{Rand: s.Rand(fmt.Sprintf("spray/%d", sw.index)).Uint32}
+	case *Adaptive:
+		// The flowlet tables are per switch; allocate them now rather
+		// than on first use, so that no switch grows the table of
+		// tables while another reads it.
+		if r.FlowletGap > 0 {
+			r.table(sw)
+		}
+		return r
+	case ParallelRouter:
+		return r.ForSwitch(sw, s)
 	}
-	return a
+	panic(fmt.Sprintf("fabric: router %T cannot run on a World", r))
 }
 
 // NetCounters are the network-wide counters, summed over the threads.
@@ -220,10 +235,8 @@ func BuildWorld(w *engine.World, unitOf []int32, t *Topology, cfg Config) (*Netw
 	if w.Threads() > maxWorldPools {
 		return nil, fmt.Errorf("fabric: %d threads, at most %d", w.Threads(), maxWorldPools)
 	}
-	if r := cfg.Router; r != nil {
-		if _, ok := r.(ParallelRouter); !ok {
-			return nil, fmt.Errorf("fabric: router %T cannot run on several threads (it is not a fabric.ParallelRouter)", r)
-		}
+	if r := cfg.Router; r != nil && !parallelRouter(r) {
+		return nil, fmt.Errorf("fabric: router %T cannot run on several threads (it is not a fabric.ParallelRouter)", r)
 	}
 	return build(w.Sim(0), t, cfg, w, unitOf)
 }
@@ -274,7 +287,7 @@ func (n *Network) parallelize() error {
 		for _, pt := range sw.Ports {
 			pt.net = v
 		}
-		sw.router = n.cfg.Router.(ParallelRouter).ForSwitch(sw, v.Sim)
+		sw.router = switchRouter(n.cfg.Router, sw, v.Sim)
 	}
 	for h, pt := range n.HostPorts {
 		pt.net = view(h)

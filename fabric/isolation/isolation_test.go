@@ -428,3 +428,24 @@ func TestQueueMapClasses(t *testing.T) {
 		t.Error("3 VCs from class 6: got no error")
 	}
 }
+
+// Isolation shares its ARN tables and counters among switches, so it
+// refuses a network built on a World.
+func TestInstallRefusesWorld(t *testing.T) {
+	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitOf, units, _ := fabric.Units(topo)
+	w, err := engine.NewWorld(1, units, 2, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := fabric.BuildWorld(w, unitOf, topo, fabric.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(n, testConfig()); err == nil {
+		t.Fatal("Install on a World network: no error")
+	}
+}
