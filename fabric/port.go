@@ -429,7 +429,10 @@ func (e *ECN) Probability(q int64) float64 {
 }
 
 // Observer receives trace points. A port with a nil Observer pays one
-// pointer comparison per trace point and nothing else.
+// pointer comparison per trace point and nothing else. On a World
+// (BuildWorld) every call runs on the port's unit's thread, except
+// Deliver on a link between units, which runs on the receiving unit's
+// thread: an observer of several units keeps per-unit state.
 type Observer interface {
 	Enqueue(now engine.Time, pt *Port, p *Packet)
 	Dequeue(now engine.Time, pt *Port, p *Packet)
