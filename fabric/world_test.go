@@ -343,3 +343,63 @@ func TestBuildWorldRefuses(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWorldFatTree runs a fat-tree k=8 (128 hosts) whose hosts each
+// send 400 packets to three destinations (PFC, ECN), on a plain network
+// and on Worlds of 1 and 2 threads: the cost of the World's path (views,
+// couriers, barriers) and what a second thread gives back.
+func BenchmarkWorldFatTree(b *testing.B) {
+	for _, threads := range []int{0, 1, 2} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			var events uint64
+			var st engine.WorldStats
+			for range b.N {
+				topo, err := FatTree(8, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cfg := DefaultConfig()
+				cfg.ECNKmin, cfg.ECNKmax = 10*engine.KB, 80*engine.KB
+				var n *Network
+				var w *engine.World
+				var sim *engine.Sim
+				if threads == 0 {
+					sim = engine.NewSim(7)
+					n, err = Build(sim, topo, cfg)
+				} else {
+					unitOf, _, weight := Units(topo)
+					w, err = engine.NewWorldWeighted(7, weight, threads, engine.Microsecond)
+					if err == nil {
+						n, err = BuildWorld(w, unitOf, topo, cfg)
+					}
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				hosts := make([]*trainHost, topo.Hosts)
+				for h := range hosts {
+					s := &trainHost{n: n, h: int32(h), left: 400,
+						dsts: []int32{int32((h + 17) % 128), int32((h + 64) % 128), int32((h + 33) % 128)}}
+					s.pt = n.Attach(h, s, s)
+					hosts[h] = s
+				}
+				for _, s := range hosts {
+					s.pt.Kick(0)
+				}
+				if w != nil {
+					w.Run(engine.Second)
+					events += w.Events()
+					st = w.Stats()
+				} else {
+					sim.Run(engine.Second)
+					events += sim.Events()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			if threads > 0 {
+				b.ReportMetric(float64(st.Events)/float64(st.Windows), "events/window")
+				b.ReportMetric(float64(st.Events)/float64(st.CriticalEvents), "parallelism")
+			}
+		})
+	}
+}
