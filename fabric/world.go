@@ -110,26 +110,19 @@ func (t *Topology) nodeName(v int) string {
 // ForSwitch once per switch, before the run, and routes the switch's
 // packets with the router it returns, which must touch no state that the
 // router of a switch in another unit touches (a stateless router returns
-// itself). s is the switch's thread, for its random streams (Sim.Rand).
-// A router that embeds a ParallelRouter must define its own ForSwitch,
-// or the embedded one's would replace it.
+// itself), or nil if it cannot run on a World after all (a wrapper whose
+// base cannot: RouterForSwitch). s is the switch's thread, for its random
+// streams (Sim.Rand). A router that embeds a ParallelRouter must define
+// its own ForSwitch, or the embedded one's would replace it.
 type ParallelRouter interface {
 	Router
 	ForSwitch(sw *Switch, s *engine.Sim) Router
 }
 
-// parallelRouter reports whether r can run on a World (switchRouter).
-func parallelRouter(r Router) bool {
-	switch r.(type) {
-	case ECMP, *NS3ECMP, Spray, *Adaptive, ParallelRouter:
-		return true
-	}
-	return false
-}
-
-// switchRouter is the router of switch sw on a World, running on s; r is
-// one for which parallelRouter holds.
-func switchRouter(r Router, sw *Switch, s *engine.Sim) Router {
+// RouterForSwitch is the router switch sw runs on a World, on s, in place
+// of r, or nil if r cannot run on a World: for a wrapping ParallelRouter's
+// ForSwitch to derive its base's.
+func RouterForSwitch(r Router, sw *Switch, s *engine.Sim) Router {
 	switch r := r.(type) {
 	case ECMP, *NS3ECMP: // stateless
 		return r
@@ -149,7 +142,17 @@ func switchRouter(r Router, sw *Switch, s *engine.Sim) Router {
 	case ParallelRouter:
 		return r.ForSwitch(sw, s)
 	}
-	panic(fmt.Sprintf("fabric: router %T cannot run on a World", r))
+	return nil
+}
+
+// parallelRouter reports whether r may run on a World (RouterForSwitch
+// may still refuse a wrapper's base).
+func parallelRouter(r Router) bool {
+	switch r.(type) {
+	case ECMP, *NS3ECMP, Spray, *Adaptive, ParallelRouter:
+		return true
+	}
+	return false
 }
 
 // NetCounters are the network-wide counters, summed over the threads.
@@ -287,7 +290,9 @@ func (n *Network) parallelize() error {
 		for _, pt := range sw.Ports {
 			pt.net = v
 		}
-		sw.router = switchRouter(n.cfg.Router, sw, v.Sim)
+		if sw.router = RouterForSwitch(n.cfg.Router, sw, v.Sim); sw.router == nil {
+			return fmt.Errorf("fabric: router %T cannot run on several threads (its base router is not a fabric.ParallelRouter)", n.cfg.Router)
+		}
 	}
 	for h, pt := range n.HostPorts {
 		pt.net = view(h)

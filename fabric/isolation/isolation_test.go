@@ -449,3 +449,45 @@ func TestInstallRefusesWorld(t *testing.T) {
 		t.Fatal("Install on a World network: no error")
 	}
 }
+
+// A queueing map runs on a World when its base router can, and is
+// refused, naming it, when its base cannot.
+func TestQueueMapOnWorld(t *testing.T) {
+	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitOf, units, _ := fabric.Units(topo)
+	for _, c := range []struct {
+		base fabric.Router
+		ok   bool
+	}{{fabric.ECMP{}, true}, {fabric.Spray{}, true}, {&pick{}, false}} {
+		q, err := NewQueueMap(QueueVFtree, c.base, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := engine.NewWorld(1, units, 2, engine.Microsecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := fabric.DefaultConfig()
+		cfg.Router = q
+		n, err := fabric.BuildWorld(w, unitOf, topo, cfg)
+		if (err == nil) != c.ok {
+			t.Fatalf("base %T: error %v, want ok %v", c.base, err, c.ok)
+		}
+		if err != nil {
+			continue
+		}
+		q.Bind(n)
+		// A data packet from host 0 to host 15 enters switch 0 and
+		// leaves it in the class of host 15's leaf (vFtree).
+		p := n.Pool.Get()
+		p.Kind, p.Class, p.Size, p.Src, p.Dst = fabric.Data, 3, 1048, 0, 15
+		sw := n.Switches[0]
+		sw.Receive(0, p, sw.Ports[0])
+		if want := 1 + uint8(n.HostPorts[15].Peer.Owner.(*fabric.Switch).Index()%2); p.Class != want {
+			t.Errorf("base %T: class %d, want %d", c.base, p.Class, want)
+		}
+	}
+}
