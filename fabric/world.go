@@ -337,13 +337,24 @@ type crossLink struct {
 	net      *Network // the receiving unit's thread's view
 	in       wire
 	src, dst int32 // the sending and the receiving unit
+
+	// What a delivery reads of from (peerOwner, peerIdx, Peer,
+	// Observer), copied at every window's end: from's first lines are
+	// written by the sending thread at every transmission, and reading
+	// them at every delivery would bounce them between cores.
+	owner    Node
+	observer Observer
+	peer     *Port
+	peerIdx  uint16
 }
 
 // Arrive implements engine.Courier: at the window's end, on the receiving
 // thread, it moves the packets sent in the window to the receiving side,
 // and schedules the first delivery if none is pending.
 func (cl *crossLink) Arrive(s *engine.Sim) {
-	w := &cl.from.wire
+	pt := cl.from
+	cl.owner, cl.observer, cl.peer, cl.peerIdx = pt.peerOwner, pt.Observer, pt.Peer, pt.peerIdx
+	w := &pt.wire
 	idle := cl.in.n == 0
 	for w.n > 0 {
 		at := w.hat
@@ -363,12 +374,11 @@ func (cl *crossLink) Fire(now engine.Time, _ uint8) {
 	if cl.in.n > 0 {
 		cl.net.Sim.At(cl.in.next(), cl, 0)
 	}
-	pt := cl.from
-	if pt.Observer != nil {
-		pt.Observer.Deliver(now, pt, p)
+	if cl.observer != nil {
+		cl.observer.Deliver(now, cl.from, p)
 	}
-	p.inPort = pt.peerIdx
-	pt.peerOwner.Receive(now, p, pt.Peer)
+	p.inPort = cl.peerIdx
+	cl.owner.Receive(now, p, cl.peer)
 }
 
 // crossCredits carries credit returns from a downstream switch to an

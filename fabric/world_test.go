@@ -400,6 +400,8 @@ func BenchmarkWorldFatTree(b *testing.B) {
 			if threads > 0 {
 				b.ReportMetric(float64(st.Events)/float64(st.Windows), "events/window")
 				b.ReportMetric(float64(st.Events)/float64(st.CriticalEvents), "parallelism")
+				b.ReportMetric(float64(st.Exchange.Nanoseconds())/float64(st.Windows), "ns-exchange/window")
+				b.ReportMetric(float64(st.Wait.Nanoseconds())/float64(st.Windows), "ns-wait/window")
 			}
 		})
 	}
