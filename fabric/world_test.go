@@ -406,3 +406,42 @@ func BenchmarkWorldFatTree(b *testing.B) {
 		})
 	}
 }
+
+// On a plain network Counters are the Network's own counters and Pool's,
+// and every host runs on n.Sim in unit 0 with n.Pool; on a World a host
+// runs on its unit's Sim.
+func TestCountersAndHostThreads(t *testing.T) {
+	sim, n, pt := pumpStar(t)
+	n.DroppedBytes, n.DroppedPayload, n.PauseFrames = 7, 5, 3
+	pt.Kick(0)
+	sim.Run(5 * engine.Microsecond)
+	c := n.Counters()
+	if c.DroppedBytes != 7 || c.DroppedPayload != 5 || c.PauseFrames != 3 ||
+		c.PacketsLive != n.Pool.Live() || c.PacketsAllocated != n.Pool.Allocated() || c.PacketsLive == 0 {
+		t.Errorf("counters %+v, want the network's (live %d, allocated %d)", c, n.Pool.Live(), n.Pool.Allocated())
+	}
+	if n.HostSim(1) != sim || n.HostUnit(1) != 0 || n.HostPool(1) != n.Pool || n.World() != nil {
+		t.Error("a plain network's host is not on n.Sim, unit 0, n.Pool")
+	}
+	topo := fatTree4(t)
+	unitOf, units, _ := Units(topo)
+	w, err := engine.NewWorld(1, units, 3, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wn, err := BuildWorld(w, unitOf, topo, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wn.Sim != w.Sim(0) || wn.World() != w {
+		t.Error("a World network's Sim is not the first thread's")
+	}
+	for h := range topo.Hosts {
+		if wn.HostSim(h) != w.Sim(int(unitOf[h])) || wn.HostUnit(h) != unitOf[h] {
+			t.Errorf("host %d on another unit's Sim", h)
+		}
+		if (wn.HostPool(h) == wn.Pool) != (w.Sim(int(unitOf[h])) == w.Sim(0)) {
+			t.Errorf("host %d: pool shared across threads", h)
+		}
+	}
+}
