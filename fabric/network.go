@@ -145,6 +145,9 @@ func DefaultConfig() Config {
 // Network is an instantiated topology: switches with ports, and one port
 // per host waiting for a NIC to attach.
 type Network struct {
+	// Sim and Pool are the network's simulation and packet pool; on a
+	// World (BuildWorld) the first thread's, and a host's NIC uses its
+	// own thread's (HostSim, HostPool).
 	Sim      *engine.Sim
 	Pool     *Pool
 	Topo     *Topology

@@ -429,9 +429,9 @@ func TestQueueMapClasses(t *testing.T) {
 	}
 }
 
-// Isolation shares its ARN tables and counters among switches, so it
-// refuses a network built on a World.
-func TestInstallRefusesWorld(t *testing.T) {
+// buildWorld builds a fat-tree k=4 with cfg on a World of two threads.
+func buildWorld(t *testing.T, cfg fabric.Config) (*fabric.Network, error) {
+	t.Helper()
 	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
 	if err != nil {
 		t.Fatal(err)
@@ -441,7 +441,13 @@ func TestInstallRefusesWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := fabric.BuildWorld(w, unitOf, topo, fabric.DefaultConfig())
+	return fabric.BuildWorld(w, unitOf, topo, cfg)
+}
+
+// Isolation shares its ARN tables and counters among switches, so it
+// refuses a network built on a World.
+func TestInstallRefusesWorld(t *testing.T) {
+	n, err := buildWorld(t, fabric.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,11 +459,6 @@ func TestInstallRefusesWorld(t *testing.T) {
 // A queueing map runs on a World when its base router can, and is
 // refused, naming it, when its base cannot.
 func TestQueueMapOnWorld(t *testing.T) {
-	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unitOf, units, _ := fabric.Units(topo)
 	for _, c := range []struct {
 		base fabric.Router
 		ok   bool
@@ -466,13 +467,9 @@ func TestQueueMapOnWorld(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := engine.NewWorld(1, units, 2, engine.Microsecond)
-		if err != nil {
-			t.Fatal(err)
-		}
 		cfg := fabric.DefaultConfig()
 		cfg.Router = q
-		n, err := fabric.BuildWorld(w, unitOf, topo, cfg)
+		n, err := buildWorld(t, cfg)
 		if (err == nil) != c.ok {
 			t.Fatalf("base %T: error %v, want ok %v", c.base, err, c.ok)
 		}
