@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dcsim/dcsim/engine"
 )
@@ -44,7 +45,8 @@ type credits struct {
 	stall  uint8 // bit c: class c stalled for credits
 	rets   []creditReturn
 	head   int
-	pushed bool // an event for rets[head] is scheduled
+	pushed bool          // an event for rets[head] is scheduled
+	x      *crossCredits // returns from a switch in another unit, or nil
 
 	// Counters.
 	Stalls    [NumClasses]int64 // times class c ran out
@@ -117,7 +119,12 @@ func (*creditLinks) release(now engine.Time, s *Switch, p *Packet) {
 	if cr == nil {
 		return // a host's port without credits cannot feed a switch; defensive
 	}
-	cr.rets = append(cr.rets, creditReturn{at: now + up.Delay, class: p.ectx, bytes: int64(p.Size)})
+	r := creditReturn{at: now + up.Delay, class: p.ectx, bytes: int64(p.Size)}
+	if x := cr.x; x != nil { // the upstream port is in another unit (world.go)
+		x.send(s.net.Sim, r)
+		return
+	}
+	cr.rets = append(cr.rets, r)
 	if !cr.pushed {
 		cr.pushed = true
 		s.net.Sim.At(cr.rets[cr.head].at, cr, 0)
@@ -141,6 +148,16 @@ func (cr *credits) Fire(now engine.Time, _ uint8) {
 		return
 	}
 	cr.pt.net.Sim.At(cr.rets[cr.head].at, cr, 0)
+}
+
+// returning lists the credit returns not yet applied: those scheduled,
+// and between units those the downstream switch has not yet handed over.
+func (cr *credits) returning() []creditReturn {
+	rets := cr.rets[cr.head:]
+	if cr.x != nil && len(cr.x.rets) > 0 {
+		rets = append(slices.Clip(rets), cr.x.rets...)
+	}
+	return rets
 }
 
 // setPausedBit stalls or releases egress class c for credits: the same
@@ -208,7 +225,7 @@ func (l *creditLinks) check(sw *Switch) error {
 		}
 		var wire, ret [NumClasses]int64
 		pt.eachOnWire(func(p *Packet) { wire[p.Class] += int64(p.Size) })
-		for _, r := range cr.rets[cr.head:] {
+		for _, r := range cr.returning() {
 			ret[r.class] += r.bytes
 		}
 		for c := 1; c < NumClasses; c++ {

@@ -96,13 +96,15 @@
 //
 // The fabric's half of scenario compat: hpcc-ns3 is chosen the same way,
 // once, from the Config fields that wiring's rules table sets
-// (wiring/ns3profile.go). Two are a function or an interface value that
-// the default path calls as it called the code it replaced; two stay a
-// test on the path, in lines it loads anyway:
+// (wiring/ns3profile.go). One is an interface value that the default
+// path calls as it called the code it replaced; three stay a test on the
+// path, in lines it loads anyway:
 //
-//   - the serialization clock, Port.txTime: engine.Rate.TxTime, or
+//   - the serialization clock, Port.wholeNs: engine.Rate.TxTime, or
 //     TxTimeWholeNs under Config.WholeNs, asked only where a port has no
-//     whole per-byte time (with WholeNs, every port);
+//     whole per-byte time (with WholeNs, every port); a flag in the
+//     port's transmission line rather than a function value, which gave
+//     its 8 bytes to the link-between-units pointer (Port.xl);
 //   - the switches' random draws, switchDraws: RED's marking decisions
 //     from the seed's "ecn" stream, or from NS3Rand, which also takes a
 //     stream for every packet in RED's range that dcsim does not judge
@@ -141,6 +143,25 @@
 // record (rate, time, bytes sent before the packet, bytes left queued) per
 // switch egress on data packets; see INTHop for how it differs from the
 // reference's quantised fields.
+//
+// # Parallel runs
+//
+// BuildWorld instantiates a topology on an engine.World (docs/parallel.md;
+// world.go has the design): Units puts each switch in a unit with its
+// hosts, Lookahead is the smallest delay between units (a zero one is an
+// error naming the link), and each unit's ports and switch run on its
+// thread's view of the Network, with the thread's Sim, Pool, ring arena
+// and counters (Counters sums them). A link between units hands the
+// window's packets to the receiving unit at the window's end, which then
+// delivers them one at a time as a link within a unit does, so a port's
+// Observer sees Deliver on the receiving unit's thread. Credit returns
+// between units go the same way. ECN and spraying draw from a stream per
+// switch ("ecn/<index>", "spray/<index>"), so a World's run differs from
+// Build's, but not between thread counts: every port, switch and host
+// observes the same for any number of threads and any split of units
+// (TestWorldSameForEveryThreadCount). The ns-3 compatibility settings,
+// routers not known to be safe (ParallelRouter) and fabric/isolation stay
+// on Build's single thread.
 //
 // # Routing
 //

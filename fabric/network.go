@@ -145,6 +145,9 @@ func DefaultConfig() Config {
 // Network is an instantiated topology: switches with ports, and one port
 // per host waiting for a NIC to attach.
 type Network struct {
+	// Sim and Pool are the network's simulation and packet pool; on a
+	// World (BuildWorld) the first thread's, and a host's NIC uses its
+	// own thread's (HostSim, HostPool).
 	Sim      *engine.Sim
 	Pool     *Pool
 	Topo     *Topology
@@ -156,10 +159,18 @@ type Network struct {
 	attach   []int32 // host -> index in Switches of its switch
 	hostPort []int32 // host -> index of the port facing it on that switch
 
-	// Network-wide counters.
+	// Network-wide counters. On a World network each thread's view
+	// (world.go) keeps its own; Counters sums them.
 	DroppedBytes   int64
 	DroppedPayload int64
 	PauseFrames    int64
+
+	// On a World (BuildWorld; nil otherwise): the world, each node's
+	// unit, and the network's view for each thread, views[0] being the
+	// network itself.
+	world  *engine.World
+	unitOf []int32
+	views  []*Network
 
 	upDown   bool    // routing by the switches' up/down tables
 	bfsDist  []int32 // scratch for shortestPaths
@@ -175,13 +186,18 @@ type Network struct {
 // Build instantiates t. NICRate (for the PFC alpha shift) is the lowest
 // host link rate.
 func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
+	return build(sim, t, cfg, nil, nil)
+}
+
+// build is Build, and BuildWorld's common part when w is not nil.
+func build(sim *engine.Sim, t *Topology, cfg Config, w *engine.World, unitOf []int32) (*Network, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	n := &Network{Sim: sim, Pool: &Pool{}, Topo: t, cfg: cfg}
+	n := &Network{Sim: sim, Pool: &Pool{}, Topo: t, cfg: cfg, world: w, unitOf: unitOf}
 	if n.cfg.Router == nil {
 		n.cfg.Router = ECMP{}
 	}
@@ -198,6 +214,11 @@ func Build(sim *engine.Sim, t *Topology, cfg Config) (*Network, error) {
 		return nil, err
 	}
 	n.ingress = newIngress(n)
+	if w != nil {
+		if err := n.parallelize(); err != nil {
+			return nil, err
+		}
+	}
 	return n, nil
 }
 
@@ -242,12 +263,8 @@ func (n *Network) layOut() (ports []Port, next []int32) {
 	switches := make([]Switch, max(t.Switches, 32<<10/int(unsafe.Sizeof(Switch{}))+1))
 	n.Switches = make([]*Switch, t.Switches)
 	for s := range n.Switches {
-		name := fmt.Sprintf("sw%d", s)
-		if s < len(t.SwitchNames) {
-			name = t.SwitchNames[s]
-		}
 		sw := &switches[s]
-		*sw = Switch{net: n, ID: t.Hosts + s, index: int32(s), Name: name, router: n.cfg.Router}
+		*sw = Switch{net: n, ID: t.Hosts + s, index: int32(s), Name: t.switchName(s), router: n.cfg.Router}
 		n.Switches[s] = sw
 	}
 	// All ports in one allocation of at least 32 KiB: Go page-aligns such
@@ -285,16 +302,16 @@ func (n *Network) wire(ports []Port, next []int32) {
 	n.hostPort = make([]int32, t.Hosts)
 	// The serialization clock: exact ps, by the per-byte time where it
 	// is whole, or ns-3's whole ns, which every transmission asks of
-	// txTime.
-	txTime, perByte := engine.Rate.TxTime, engine.Rate.PsPerByte
+	// TxTime.
+	perByte := engine.Rate.PsPerByte
 	if cfg.WholeNs {
-		txTime, perByte = engine.Rate.TxTimeWholeNs, func(engine.Rate) engine.Time { return 0 }
+		perByte = func(engine.Rate) engine.Time { return 0 }
 	}
 	newPort := func(owner int, rate engine.Rate, delay engine.Time) *Port {
 		pt := &ports[next[owner]]
 		next[owner]++
 		*pt = Port{net: n, Rate: rate, psPerByte: perByte(rate), Delay: delay, strict: cfg.Strict,
-			txTime: txTime, eventPerPkt: cfg.NS3EventOrder}
+			wholeNs: cfg.WholeNs, eventPerPkt: cfg.NS3EventOrder}
 		for c := range pt.cls {
 			pt.cls[c].weight = cfg.Weights[c]
 			pt.cls[c].ecnKmin = math.MaxInt64
@@ -332,16 +349,24 @@ func (n *Network) wire(ports []Port, next []int32) {
 }
 
 // setECN gives every switch port's data classes their RED parameters,
-// scaled to the port's rate, with n.draws as their random source.
-// They are stateless: ports of one rate share them per class.
+// scaled to the port's rate, with n.draws as their random source (on a
+// World, a stream per switch). They are stateless but for the draws:
+// ports of one rate (and, on a World, one switch) share them per class.
 func (n *Network) setECN() {
 	cfg := &n.cfg
 	type ecnKey struct {
+		sw    int // -1 but on a World
 		class int
 		rate  engine.Rate
 	}
 	ecns := map[ecnKey]*ECN{}
 	for _, sw := range n.Switches {
+		draws, key := n.draws, -1
+		if n.world != nil {
+			// Each switch its own stream, so that no two units share one
+			// (docs/parallel.md): "ecn/<switch index>" of the world's seed.
+			draws, key = streamDraws(n.world.Sim(int(n.unitOf[sw.ID])).Rand(fmt.Sprintf("ecn/%d", sw.index)).Float64), int(sw.index)
+		}
 		for _, pt := range sw.Ports {
 			for c := 1; c < NumClasses; c++ {
 				th := ECNThresholds{Off: !cfg.ECN, Kmin: cfg.ECNKmin, Kmax: cfg.ECNKmax, Pmax: cfg.ECNPmax}
@@ -351,11 +376,11 @@ func (n *Network) setECN() {
 				if th.Off {
 					continue
 				}
-				e := ecns[ecnKey{c, pt.Rate}]
+				e := ecns[ecnKey{key, c, pt.Rate}]
 				if e == nil {
 					e = &ECN{Kmin: scaleBytes(th.Kmin, pt.Rate), Kmax: scaleBytes(th.Kmax, pt.Rate),
-						Pmax: th.Pmax, draws: n.draws}
-					ecns[ecnKey{c, pt.Rate}] = e
+						Pmax: th.Pmax, draws: draws}
+					ecns[ecnKey{key, c, pt.Rate}] = e
 				}
 				pt.cls[c].ecn, pt.cls[c].ecnKmin = e, e.Kmin
 			}

@@ -110,7 +110,7 @@ func (pl *Pool) Hops(p *Packet) []INTHop {
 	if p.intIdx == 0 {
 		return nil
 	}
-	return pl.ints[p.intIdx].Hops()
+	return pl.intStack(p.intIdx).Hops()
 }
 
 // TakeINT moves from's INT stack, if any, to p (which must carry none):
@@ -122,19 +122,57 @@ func (p *Packet) TakeINT(from *Packet) { p.intIdx, from.intIdx = from.intIdx, 0 
 // are cache-line aligned and the free stack is reused last-in first-out
 // (the most recently freed, cache-warm packet goes out first).
 //
-// Every packet has an index in its pool (Packet.link while not queued):
-// chunks maps index i to &chunks[i>>10][i&1023], so that a class queue
-// links its packets by 32-bit index (qfifo). Index 0 is never handed out,
-// so a packet not from a pool (link 0) is caught when queued.
+// Every packet has an index (Packet.link while not queued): chunks maps
+// index i to &chunks[i>>10][i&1023], so that a class queue links its
+// packets by 32-bit index (qfifo). Index 0 is never handed out, so a
+// packet not from a pool (link 0) is caught when queued.
+//
+// The pools of a network on a World (one per thread, BuildWorld) share one
+// index space: their chunks are one table of fixed length, each pool
+// filling only its own range of it (so no pool ever appends to what
+// another reads), and every pool resolves every packet's index. A packet
+// taken from one thread's pool may be queued and freed on another: it
+// joins the free list of the pool it is freed into, and the pools' Live
+// counts sum to the packets in use (one pool's may go negative).
 type Pool struct {
 	free      []*Packet
 	slab      []Packet
 	chunks    []*[slabPackets]Packet
-	nextIdx   uint32      // index of slab[0]
-	ints      []*INTStack // INT stacks by index; ints[0] is unused
+	nextIdx   uint32 // index of slab[0]
+	nextChunk int32  // on a World: the next chunk of this pool's range
+	endChunk  int32  // on a World: the end of this pool's range; 0: none (chunks grows)
+	// INT stacks by index, in chunks of intChunk (ints[i/intChunk][i%intChunk]);
+	// index 0 is unused. On a World the table is shared like chunks.
+	ints      []*[intChunk]INTStack
+	nextINT   uint32 // the next fresh stack index
+	endINT    uint32 // on a World: the end of this pool's range of stack indices
 	freeINT   []uint32
 	allocated int64 // packets ever created
 	live      int64 // packets handed out and not returned
+}
+
+// intChunk is the number of INT stacks allocated together (43 KiB).
+const intChunk = 256
+
+// The share of each pool of a World in the shared tables: 32 Mi packets
+// (2 GiB of them) and 4 Mi INT stacks per thread, 384 KiB of table per
+// thread. The index is 32-bit, so at most 128 threads.
+const (
+	worldPoolChunks    = 1 << 15
+	worldPoolINTChunks = 1 << 14
+	maxWorldPools      = 1 << 32 / (worldPoolChunks * slabPackets)
+)
+
+// newWorldPools makes k pools sharing one index space (Pool).
+func newWorldPools(k int) []*Pool {
+	chunks := make([]*[slabPackets]Packet, k*worldPoolChunks)
+	ints := make([]*[intChunk]INTStack, k*worldPoolINTChunks)
+	pools := make([]*Pool, k)
+	for i := range pools {
+		pools[i] = &Pool{chunks: chunks, nextChunk: int32(i * worldPoolChunks), endChunk: int32((i + 1) * worldPoolChunks),
+			ints: ints, nextINT: uint32(i * worldPoolINTChunks * intChunk), endINT: uint32((i + 1) * worldPoolINTChunks * intChunk)}
+	}
+	return pools
 }
 
 // slabPackets makes a slab 64 KiB: a large object, which Go page-aligns and
@@ -176,11 +214,31 @@ func (pl *Pool) Get() *Packet {
 
 // addSlab makes the next slab the current one and indexes its packets.
 func (pl *Pool) addSlab() {
-	slab := newSlab(int64(len(pl.chunks)) * slabPackets)
-	pl.nextIdx = uint32(len(pl.chunks) * slabPackets)
-	for i := 0; i < len(slab); i += slabPackets {
-		pl.chunks = append(pl.chunks, (*[slabPackets]Packet)(slab[i:]))
+	if pl.endChunk == 0 {
+		slab := newSlab(int64(len(pl.chunks)) * slabPackets)
+		pl.nextIdx = uint32(len(pl.chunks) * slabPackets)
+		for i := 0; i < len(slab); i += slabPackets {
+			pl.chunks = append(pl.chunks, (*[slabPackets]Packet)(slab[i:]))
+		}
+		pl.useSlab(slab)
+		return
 	}
+	// A pool of a World fills its own range of the shared table.
+	first := pl.nextChunk
+	slab := newSlab(int64(first-pl.endChunk+worldPoolChunks) * slabPackets)
+	if int(first)+len(slab)/slabPackets > int(pl.endChunk) {
+		panic(fmt.Sprintf("fabric: a thread's packet pool is full (%d packets)", worldPoolChunks*slabPackets))
+	}
+	for i := 0; i < len(slab); i += slabPackets {
+		pl.chunks[pl.nextChunk] = (*[slabPackets]Packet)(slab[i:])
+		pl.nextChunk++
+	}
+	pl.nextIdx = uint32(first) * slabPackets
+	pl.useSlab(slab)
+}
+
+// useSlab makes slab, whose first packet has index nextIdx, the current one.
+func (pl *Pool) useSlab(slab []Packet) {
 	if pl.nextIdx == 0 { // index 0 stays unused
 		slab, pl.nextIdx = slab[1:], 1
 	}
@@ -207,16 +265,36 @@ func (pl *Pool) stackINT(p *Packet) *INTStack {
 		if n := len(pl.freeINT); n > 0 {
 			p.intIdx = pl.freeINT[n-1]
 			pl.freeINT = pl.freeINT[:n-1]
-			*pl.ints[p.intIdx] = INTStack{}
+			*pl.intStack(p.intIdx) = INTStack{}
 		} else {
-			if len(pl.ints) == 0 {
-				pl.ints = append(pl.ints, nil)
-			}
-			p.intIdx = uint32(len(pl.ints))
-			pl.ints = append(pl.ints, new(INTStack))
+			p.intIdx = pl.newINT()
 		}
 	}
-	return pl.ints[p.intIdx]
+	return pl.intStack(p.intIdx)
+}
+
+// intStack is the INT stack of index i.
+func (pl *Pool) intStack(i uint32) *INTStack { return &pl.ints[i/intChunk][i%intChunk] }
+
+// newINT hands out a fresh INT stack index, adding a chunk of stacks when
+// it starts one.
+func (pl *Pool) newINT() uint32 {
+	if pl.nextINT == 0 { // index 0 stays unused
+		pl.nextINT = 1
+	}
+	i := pl.nextINT
+	if pl.endINT != 0 && i >= pl.endINT {
+		panic(fmt.Sprintf("fabric: a thread's INT stacks are exhausted (%d)", worldPoolINTChunks*intChunk))
+	}
+	c := int(i / intChunk)
+	if c == len(pl.ints) { // a pool of its own (not a World's) grows its table
+		pl.ints = append(pl.ints, nil)
+	}
+	if pl.ints[c] == nil {
+		pl.ints[c] = new([intChunk]INTStack)
+	}
+	pl.nextINT++
+	return i
 }
 
 // Put returns p (and its INT stack) to the pool.

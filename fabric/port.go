@@ -80,6 +80,10 @@ type Port struct {
 	stampIN   bool
 	rrClass   uint8
 	creditFC  bool // credit-based flow control towards the peer (cr, credit.go)
+	cross     bool // the peer is in another unit of a World: the wire goes by xl (world.go)
+	// wholeNs picks the serialization clock where psPerByte is 0: ns-3's
+	// whole ns (TxTimeWholeNs, Config.WholeNs) or exact (TxTime).
+	wholeNs bool
 
 	// One cache line per class.
 	cls [NumClasses]classQ
@@ -94,12 +98,9 @@ type Port struct {
 	PauseRx     int64                   // PAUSE frames received
 	MarkedPkts  int64                   // CE marks applied at this egress
 	pausedSince [NumClasses]engine.Time
-	cr          *credits // credit-based flow control towards the peer, or nil
+	cr          *credits   // credit-based flow control towards the peer, or nil
+	xl          *crossLink // the wire's courier and receiving side when cross
 
-	// txTime is the serialization clock where psPerByte is 0: exact
-	// (engine.Rate.TxTime) or whole ns (TxTimeWholeNs, Config.WholeNs),
-	// chosen once by Build.
-	txTime func(engine.Rate, int64) engine.Time
 }
 
 // classQ is one egress class of a port: exactly one cache line.
@@ -137,7 +138,14 @@ func (pt *Port) WireBytes() int64 {
 }
 
 // eachOnWire visits the packets on the wire towards Peer, oldest first.
-func (pt *Port) eachOnWire(f func(p *Packet)) { pt.wire.each(f) }
+// Between units they are in two parts: those the receiving side has taken
+// at a window's end, then those sent since.
+func (pt *Port) eachOnWire(f func(p *Packet)) {
+	if pt.xl != nil {
+		pt.xl.in.each(f)
+	}
+	pt.wire.each(f)
+}
 
 // Paused reports whether egress class c is paused by the peer.
 func (pt *Port) Paused(c uint8) bool { return pt.paused&(1<<c) != 0 }
@@ -156,7 +164,10 @@ func (pt *Port) TxTime(n int64) engine.Time {
 	if pt.psPerByte > 0 {
 		return engine.Time(n) * pt.psPerByte
 	}
-	return pt.txTime(pt.Rate, n)
+	if pt.wholeNs {
+		return pt.Rate.TxTimeWholeNs(n)
+	}
+	return pt.Rate.TxTime(n)
 }
 
 // SetSource makes the port pull packets from s instead of its queues.
@@ -224,7 +235,13 @@ func (pt *Port) transmit(now engine.Time) {
 	pt.TxPackets++
 	arrive := end + pt.Delay
 	if pt.wire.n == 0 || pt.eventPerPkt {
-		pt.net.Sim.At(arrive, pt, evDeliver)
+		if pt.cross {
+			// The first packet of this window on a link between units:
+			// the receiving side takes the window's packets at its end.
+			pt.net.Sim.Hand(pt.xl.src, pt.xl.dst, pt.xl)
+		} else {
+			pt.net.Sim.At(arrive, pt, evDeliver)
+		}
 	}
 	pt.wire.push(arrive, p, pt.net.rings)
 	if pt.Observer != nil {
@@ -412,7 +429,10 @@ func (e *ECN) Probability(q int64) float64 {
 }
 
 // Observer receives trace points. A port with a nil Observer pays one
-// pointer comparison per trace point and nothing else.
+// pointer comparison per trace point and nothing else. On a World
+// (BuildWorld) every call runs on the port's unit's thread, except
+// Deliver on a link between units, which runs on the receiving unit's
+// thread: an observer of several units keeps per-unit state.
 type Observer interface {
 	Enqueue(now engine.Time, pt *Port, p *Packet)
 	Dequeue(now engine.Time, pt *Port, p *Packet)

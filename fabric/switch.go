@@ -83,7 +83,9 @@ func (s *Switch) SetMonitor(m QueueMonitor) { s.monitor = m }
 // Index is the switch's position in Network.Switches.
 func (s *Switch) Index() int { return int(s.index) }
 
-// Network is the network the switch belongs to.
+// Network is the network the switch belongs to: on a World, its thread's
+// view of it (world.go), which shares all but the Sim, the Pool, the ring
+// arena and the network-wide counters.
 func (s *Switch) Network() *Network { return s.net }
 
 // IngressBytes is the data the switch holds from ingress port i in class

@@ -169,6 +169,11 @@ func Install(net *fabric.Network, cfg Config) (*Isolation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if net.World() != nil {
+		// Its ARN tables, seen-message maps and counters are shared by
+		// every switch, and its timers run on net.Sim.
+		return nil, fmt.Errorf("isolation: congestion isolation does not run on a parallel (World) network yet")
+	}
 	iso := &Isolation{cfg: cfg, net: net, det: make([][]detector, len(net.Switches)), tabs: make([]table, len(net.Switches))}
 	for i, sw := range net.Switches {
 		d := make([]detector, len(sw.Ports)*fabric.NumClasses)

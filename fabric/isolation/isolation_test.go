@@ -428,3 +428,63 @@ func TestQueueMapClasses(t *testing.T) {
 		t.Error("3 VCs from class 6: got no error")
 	}
 }
+
+// buildWorld builds a fat-tree k=4 with cfg on a World of two threads.
+func buildWorld(t *testing.T, cfg fabric.Config) (*fabric.Network, error) {
+	t.Helper()
+	topo, err := fabric.FatTree(4, 100*engine.Gbps, 100*engine.Gbps, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitOf, units, _ := fabric.Units(topo)
+	w, err := engine.NewWorld(1, units, 2, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fabric.BuildWorld(w, unitOf, topo, cfg)
+}
+
+// Isolation shares its ARN tables and counters among switches, so it
+// refuses a network built on a World.
+func TestInstallRefusesWorld(t *testing.T) {
+	n, err := buildWorld(t, fabric.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(n, testConfig()); err == nil {
+		t.Fatal("Install on a World network: no error")
+	}
+}
+
+// A queueing map runs on a World when its base router can, and is
+// refused, naming it, when its base cannot.
+func TestQueueMapOnWorld(t *testing.T) {
+	for _, c := range []struct {
+		base fabric.Router
+		ok   bool
+	}{{fabric.ECMP{}, true}, {fabric.Spray{}, true}, {&pick{}, false}} {
+		q, err := NewQueueMap(QueueVFtree, c.base, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := fabric.DefaultConfig()
+		cfg.Router = q
+		n, err := buildWorld(t, cfg)
+		if (err == nil) != c.ok {
+			t.Fatalf("base %T: error %v, want ok %v", c.base, err, c.ok)
+		}
+		if err != nil {
+			continue
+		}
+		q.Bind(n)
+		// A data packet from host 0 to host 15 enters switch 0 and
+		// leaves it in the class of host 15's leaf (vFtree).
+		p := n.Pool.Get()
+		p.Kind, p.Class, p.Size, p.Src, p.Dst = fabric.Data, 3, 1048, 0, 15
+		sw := n.Switches[0]
+		sw.Receive(0, p, sw.Ports[0])
+		if want := 1 + uint8(n.HostPorts[15].Peer.Owner.(*fabric.Switch).Index()%2); p.Class != want {
+			t.Errorf("base %T: class %d, want %d", c.base, p.Class, want)
+		}
+	}
+}

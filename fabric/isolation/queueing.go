@@ -3,6 +3,7 @@ package isolation
 import (
 	"fmt"
 
+	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
 )
 
@@ -72,10 +73,39 @@ func (q *QueueMap) Bind(net *fabric.Network) {
 	q.by = func(p *fabric.Packet) int { return leaf[p.Dst] }
 }
 
+// ForSwitch implements fabric.ParallelRouter: the map is read only once
+// bound (Bind may come after the network is built, so each switch's
+// router reads it through q), and each switch routes by its own base's
+// router for a World, or cannot if the base cannot.
+func (q *QueueMap) ForSwitch(sw *fabric.Switch, s *engine.Sim) fabric.Router {
+	base := fabric.RouterForSwitch(q.Base, sw, s)
+	if base == nil {
+		return nil
+	}
+	return switchQueueMap{q, base}
+}
+
+// switchQueueMap is a QueueMap's router for one switch of a World.
+type switchQueueMap struct {
+	q    *QueueMap
+	base fabric.Router
+}
+
+// Route implements fabric.Router.
+func (m switchQueueMap) Route(sw *fabric.Switch, p *fabric.Packet, in int) int {
+	m.q.classify(p)
+	return m.base.Route(sw, p, in)
+}
+
 // Route implements fabric.Router.
 func (q *QueueMap) Route(sw *fabric.Switch, p *fabric.Packet, in int) int {
+	q.classify(p)
+	return q.Base.Route(sw, p, in)
+}
+
+// classify maps a data packet onto its VC.
+func (q *QueueMap) classify(p *fabric.Packet) {
 	if p.Kind == fabric.Data {
 		p.Class = q.First + uint8(q.by(p)%q.VCs)
 	}
-	return q.Base.Route(sw, p, in)
 }
