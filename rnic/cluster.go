@@ -285,7 +285,8 @@ func (c *Cluster) place(net *fabric.Network, hostSim func(int) *engine.Sim, host
 			c.locals = append(c.locals, l)
 			world = world || len(c.locals) > 1
 		}
-		h := &Host{c: c, ID: i, sim: s, k: l.counters, loc: l, unit: hostUnit(i), pool: net.Pool,
+		u := hostUnit(i)
+		h := &Host{c: c, ID: i, sim: s, k: l.counters, loc: l, unit: u, tab: &l.tabs[u], idShift: l.shift, idMask: l.mask, pool: net.Pool,
 			pairs: map[int32]*pairQPs{}, sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
 		h.port = net.Attach(i, h, h)
 		h.egress = newEgressLoop(h, &c.Cfg)

@@ -18,10 +18,15 @@ type Host struct {
 	// sim runs the host's events, k counts for it and loc holds its QP
 	// tables and reusable QPs: its thread's (local), the cluster's on a
 	// plain cluster.
-	sim     *engine.Sim
-	k       *Counters
-	loc     *local
-	unit    int32 // the host's unit (Network.HostUnit)
+	sim  *engine.Sim
+	k    *Counters
+	loc  *local
+	unit int32 // the host's unit (Network.HostUnit)
+	// tab is its unit's QP table (loc.tabs[unit]), and idShift and
+	// idMask take a QP id apart into sequence and unit (local.tabs).
+	tab     *qpTable
+	idShift uint8
+	idMask  int32
 	pool    *fabric.Pool
 	port    *fabric.Port
 	sched   Scheduler

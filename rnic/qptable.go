@@ -50,8 +50,7 @@ func (h *Host) openResponder(q *QP) *QP {
 }
 
 func (h *Host) newQP(dst int32, perFlow bool, port func() uint16) *QP {
-	c, l := h.c, h.loc
-	t := &l.tabs[h.unit]
+	c, l, t := h.c, h.loc, h.tab
 	t.opened++
 	if t.opened > math.MaxInt32>>l.shift {
 		// Packets carry the QP id in 32 bits (fabric.Packet.QP).
@@ -119,7 +118,7 @@ func (h *Host) closeQP(qp *QP) {
 	h.qps[qp.openIdx], last.openIdx = last, qp.openIdx
 	h.qps[len(h.qps)-1] = nil
 	h.qps = h.qps[:len(h.qps)-1]
-	h.loc.close(int32(qp.ID))
+	h.tab.close(qp.ID >> h.idShift)
 	h.k.QPsClosed++
 	h.sched.QPClosed(qp)
 	if h.reusable(qp) {
@@ -148,7 +147,9 @@ const maxFreeQPs = 256
 
 // qp is this host's open QP with the given id, or nil.
 func (h *Host) qp(id int32) *QP {
-	if qp := h.loc.qp(id); qp != nil && qp.host == h {
+	// An ACK, NACK or CNP comes back to the QP's host, so id is of h's
+	// unit and in h.tab.
+	if qp := h.tab.qp(id >> h.idShift); qp != nil && qp.host == h {
 		return qp
 	}
 	return nil
@@ -184,14 +185,15 @@ type local struct {
 // finds it.
 func (l *local) qp(id int32) *QP { return l.tabs[id&l.mask].qp(id >> l.shift) }
 
-// rx is the receive state of id at this thread's hosts (qpTable.rx).
-func (l *local) rx(id int32) *rxQP { return l.tabs[id&l.mask].rx(id >> l.shift) }
-
-// setRx sets the receive state of id (qpTable.setRx).
-func (l *local) setRx(id int32, rx *rxQP) { l.tabs[id&l.mask].setRx(id>>l.shift, rx) }
-
-// close records that the QP with id closed.
-func (l *local) close(id int32) { l.tabs[id&l.mask].close(int64(id >> l.shift)) }
+// rxTable is the table holding the receive state of the QP id at h, and
+// id's sequence number there: h's own unit's table (Host.tab) on a plain
+// cluster, with no more loads than one table had.
+func (h *Host) rxTable(id int32) (*qpTable, int32) {
+	if u := id & h.idMask; u != h.unit {
+		return &h.loc.tabs[u], id >> h.idShift
+	}
+	return h.tab, id >> h.idShift
+}
 
 // qpTable finds a QP and its receive state (at its destination) by its
 // sequence number in its unit (local.tabs), as packets carry it: one

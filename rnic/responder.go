@@ -24,10 +24,11 @@ import (
 func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	c := h.c
 	h.k.PayloadArrived += int64(p.Payload)
-	rx := h.loc.rx(p.QP)
+	tab, seq := h.rxTable(p.QP)
+	rx := tab.rx(seq)
 	if rx == nil {
 		rx = c.newRx()
-		h.loc.setRx(p.QP, rx)
+		tab.setRx(seq, rx)
 	}
 	h.sched.Received(now, p)
 	op := rocev2.Opcode(p.Op)
@@ -99,7 +100,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	}
 	h.passed(now, rx, p, a.InOrder, readEnd)
 	if c.Cfg.Mapping.PerFlow && rx.lastEnd > 0 && a.InOrder >= rx.lastEnd && rx.r.Held() == 0 {
-		h.loc.setRx(p.QP, finishedRx) // a per-flow QP's receive state ends with its message
+		tab.setRx(seq, finishedRx) // a per-flow QP's receive state ends with its message
 	}
 }
 
