@@ -218,13 +218,21 @@ type Cluster struct {
 // NewCluster attaches a NIC to every host of net, each with the scheduler
 // newSched returns.
 func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Scheduler) (*Cluster, error) {
-	return newCluster(net, cfg, newSched, net.HostSim, net.HostUnit)
+	return newCluster(net, cfg, newSched, func(h int) placement { return placement{net.HostSim(h), net.HostUnit(h), net} })
 }
 
-// newCluster is NewCluster with the hosts' Sims and units given (tests
-// place hosts in units of a World of their own).
-func newCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Scheduler,
-	hostSim func(h int) *engine.Sim, hostUnit func(h int) int32) (*Cluster, error) {
+// placement is where a host runs: the Sim of its unit's thread, its unit,
+// and the network its port is attached in and its packets come from (a
+// thread's view of it).
+type placement struct {
+	Sim  *engine.Sim
+	Unit int32
+	Net  *fabric.Network
+}
+
+// newCluster is NewCluster with the hosts placed by place (tests place
+// hosts in a World of their own).
+func newCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Scheduler, place func(h int) placement) (*Cluster, error) {
 	if cfg.MTU <= 0 {
 		return nil, fmt.Errorf("nic: mtu must be positive")
 	}
@@ -254,7 +262,7 @@ func newCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 		}
 		c.newRx = newSelectiveRx
 	}
-	c.place(net, hostSim, hostUnit)
+	c.place(len(net.HostPorts), place)
 	for _, h := range c.Hosts {
 		h.sched = newSched(h)
 		h.stamper, _ = h.sched.(Stamper)
@@ -266,29 +274,29 @@ func newCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 	return c, nil
 }
 
-// place makes the hosts, each on its thread's Sim and in its unit
-// (Network.HostSim, HostUnit), and their threads' locals, in host order.
-func (c *Cluster) place(net *fabric.Network, hostSim func(int) *engine.Sim, hostUnit func(int) int32) {
+// place makes the hosts, each on its thread's Sim and in its unit, and
+// their threads' locals, in host order.
+func (c *Cluster) place(hosts int, place func(h int) placement) {
+	at := make([]placement, hosts)
 	var top int32 // the highest unit of a host
-	for i := range net.HostPorts {
-		top = max(top, hostUnit(i))
+	for i := range at {
+		at[i] = place(i)
+		top = max(top, at[i].Unit)
 	}
 	shift := uint8(bits.Len32(uint32(top)))
 	world := shift > 0
 	byThread := map[*engine.Sim]*local{}
-	for i := range net.HostPorts {
-		s := hostSim(i)
-		l := byThread[s]
+	for i, p := range at {
+		l := byThread[p.Sim]
 		if l == nil {
-			l = &local{sim: s, counters: new(Counters), tabs: make([]qpTable, 1<<shift), shift: shift, mask: 1<<shift - 1}
-			byThread[s] = l
+			l = &local{sim: p.Sim, counters: new(Counters), tabs: make([]qpTable, 1<<shift), shift: shift, mask: 1<<shift - 1}
+			byThread[p.Sim] = l
 			c.locals = append(c.locals, l)
 			world = world || len(c.locals) > 1
 		}
-		u := hostUnit(i)
-		h := &Host{c: c, ID: i, sim: s, k: l.counters, loc: l, unit: u, tab: &l.tabs[u], idShift: l.shift, idMask: l.mask, pool: net.Pool,
-			pairs: map[int32]*pairQPs{}, sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
-		h.port = net.Attach(i, h, h)
+		h := &Host{c: c, ID: i, sim: p.Sim, k: l.counters, loc: l, unit: p.Unit, tab: &l.tabs[p.Unit], idShift: shift, idMask: l.mask,
+			pool: p.Net.Pool, pairs: map[int32]*pairQPs{}, sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
+		h.port = p.Net.Attach(i, h, h)
 		h.egress = newEgressLoop(h, &c.Cfg)
 		l.hosts = append(l.hosts, h)
 		c.Hosts = append(c.Hosts, h)

@@ -1,15 +1,14 @@
 package rnic
 
-import (
-	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/fabric"
-)
+import "github.com/dcsim/dcsim/fabric"
 
-// NewClusterOnUnits is NewCluster with host h run by hostSim(h) in unit
-// hostUnit(h), for a test's own World.
-func NewClusterOnUnits(net *fabric.Network, cfg Config, newSched func(h *Host) Scheduler,
-	hostSim func(h int) *engine.Sim, hostUnit func(h int) int32) (*Cluster, error) {
-	return newCluster(net, cfg, newSched, hostSim, hostUnit)
+// Placement is where a host runs (placement).
+type Placement = placement
+
+// NewClusterPlaced is NewCluster with host h placed by place(h), for a
+// test's own World.
+func NewClusterPlaced(net *fabric.Network, cfg Config, newSched func(h *Host) Scheduler, place func(h int) Placement) (*Cluster, error) {
+	return newCluster(net, cfg, newSched, place)
 }
 
 // ReusedQPs is how many QPs the cluster opened in a closed QP's memory.

@@ -25,8 +25,8 @@ const (
 	wSpines       = 2
 )
 
-// worldRun is one run of the test workload: the network, its cluster and
-// how to run it.
+// worldRun is one run of the test workload: its networks (one, or one
+// per thread: islands), its cluster and how to run it.
 type worldRun struct {
 	net *fabric.Network
 	c   *rnic.Cluster
@@ -35,33 +35,57 @@ type worldRun struct {
 	sim func(h int) *engine.Sim
 }
 
-// newWorldRun builds the spine-leaf with a DCQCN cluster: on a plain Sim
-// when unit is nil, otherwise on a World of one thread whose host h is in
-// unit(h) of units.
-func newWorldRun(t *testing.T, fcfg fabric.Config, units int, unit func(h int) int32) *worldRun {
+func spineLeaf(t *testing.T) *fabric.Topology {
 	t.Helper()
 	topo, err := fabric.SpineLeaf(fabric.SpineLeafConfig{Leaves: wLeaves, HostsPerLeaf: wHostsPerLeaf, Spines: wSpines,
 		HostLink: 100 * engine.Gbps, FabricLink: 100 * engine.Gbps, Delay: engine.Microsecond})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return topo
+}
+
+// newWorldRun builds the spine-leaf with a DCQCN cluster: on a plain Sim
+// when unit is nil, otherwise on a World of threads threads whose host h
+// is in unit(h) of units. With one thread the network is one; with more,
+// each thread runs a copy of it, an island, in which only its own hosts
+// are attached, since the network does not run on several threads yet:
+// so traffic must stay within units, and what the run shows is that the
+// cluster's own state is kept apart per thread and its ids do not depend
+// on the split.
+func newWorldRun(t *testing.T, fcfg fabric.Config, units int, unit func(h int) int32, threads int) *worldRun {
+	t.Helper()
+	topo := spineLeaf(t)
 	r := &worldRun{}
-	var sim *engine.Sim
-	var w *engine.World
+	var place func(int) rnic.Placement
+	var err error
 	if unit == nil {
-		sim = engine.NewSim(1)
+		sim := engine.NewSim(1)
 		r.run = sim.Run
 		r.sim = func(int) *engine.Sim { return sim }
-	} else {
-		if w, err = engine.NewWorld(1, units, 1, engine.Microsecond); err != nil {
+		if r.net, err = fabric.Build(sim, topo, fcfg); err != nil {
 			t.Fatal(err)
 		}
-		sim = w.Sim(0)
+	} else {
+		w, err := engine.NewWorld(1, units, threads, engine.Microsecond)
+		if err != nil {
+			t.Fatal(err)
+		}
 		r.run = w.Run
 		r.sim = func(h int) *engine.Sim { return w.Sim(int(unit(h))) }
-	}
-	if r.net, err = fabric.Build(sim, topo, fcfg); err != nil {
-		t.Fatal(err)
+		islands := map[*engine.Sim]*fabric.Network{}
+		for h := range wHosts {
+			s := r.sim(h)
+			if islands[s] == nil {
+				if islands[s], err = fabric.Build(s, topo, fcfg); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		r.net = islands[r.sim(0)]
+		place = func(h int) rnic.Placement {
+			return rnic.Placement{Sim: r.sim(h), Unit: unit(h), Net: islands[r.sim(h)]}
+		}
 	}
 	rtt, bdp := r.net.MaxRTTBDP(1000)
 	cfg := rnic.Config{MTU: 1000, Headers: rocev2.ReferenceHeaders, DataClass: 3, AckInterval: 1,
@@ -69,10 +93,10 @@ func newWorldRun(t *testing.T, fcfg fabric.Config, units int, unit func(h int) i
 		Mapping: rnic.Mapping{PerFlow: true}, CC: dcqcn.Spec(dcqcn.DefaultParams(100 * engine.Gbps)),
 		CCEnv: cc.Env{LineRate: r.net.HostPorts[0].Rate, MinRate: engine.Gbps, BaseRTT: rtt, BDP: bdp, MTU: 1000}}
 	newSched := func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(cfg.DataClass) }
-	if unit == nil {
+	if place == nil {
 		r.c, err = rnic.NewCluster(r.net, cfg, newSched)
 	} else {
-		r.c, err = rnic.NewClusterOnUnits(r.net, cfg, newSched, r.sim, unit)
+		r.c, err = rnic.NewClusterPlaced(r.net, cfg, newSched, place)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -86,19 +110,24 @@ func (r *worldRun) postAt(at engine.Time, m *rnic.Message) {
 }
 
 // post posts the test workload and runs it to the end: 600 messages of
-// 1-40 KB between random pairs, a third of them into host 0 (PFC,
-// ECN marks, DCQCN's timers, and on a lossy fabric drops, NACKs and
+// 1-40 KB between random pairs (within a leaf if local), a third of them
+// into the first host of the sender's leaf or of the network (PFC, ECN
+// marks, DCQCN's timers, and on a lossy fabric drops, NACKs and
 // timeouts), each named by its index (NewMessageWithID).
-func (r *worldRun) post(t *testing.T) []*rnic.Message {
+func (r *worldRun) post(t *testing.T, local bool) []*rnic.Message {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 0))
 	var ms []*rnic.Message
 	at := engine.Time(0)
 	for i := range 600 {
 		src := rng.IntN(wHosts)
-		dst := (src + 1 + rng.IntN(wHosts-1)) % wHosts
-		if src != 0 && rng.IntN(3) == 0 {
-			dst = 0
+		first, n := 0, wHosts
+		if local {
+			first, n = src/wHostsPerLeaf*wHostsPerLeaf, wHostsPerLeaf
+		}
+		dst := first + (src-first+1+rng.IntN(n-1))%n
+		if src != first && rng.IntN(3) == 0 {
+			dst = first
 		}
 		m := rnic.NewMessageWithID(int64(i+1), src, dst, int64(1000+rng.IntN(40_000)))
 		ms = append(ms, m)
@@ -108,10 +137,44 @@ func (r *worldRun) post(t *testing.T) []*rnic.Message {
 	if !r.run(engine.Second) {
 		t.Fatal("events still pending at 1 s")
 	}
-	if err := r.c.CheckDrained(); err != nil {
-		t.Fatal(err)
+	if k := r.c.Totals(); k.MessagesDone != int64(len(ms)) {
+		t.Fatalf("%d of %d messages done", k.MessagesDone, len(ms))
 	}
 	return ms
+}
+
+// sameRuns fails unless every message of got completed as in want, at the
+// same picosecond with the same retransmissions, and the counters agree.
+func sameRuns(t *testing.T, name string, got, want []*rnic.Message, k, wantK rnic.Counters) {
+	t.Helper()
+	for i, m := range got {
+		p := want[i]
+		if m.Finished != p.Finished || m.Retransmitted != p.Retransmitted || m.PSN != p.PSN {
+			t.Fatalf("%s: message %d: finished %v, retransmitted %d, psn %d; plain: %v, %d, %d",
+				name, m.ID, m.Finished, m.Retransmitted, m.PSN, p.Finished, p.Retransmitted, p.PSN)
+		}
+	}
+	if k != wantK {
+		t.Errorf("%s: Totals %+v, want the plain run's %+v", name, k, wantK)
+	}
+}
+
+// qpIDsByUnit fails unless every message's QP id is sequence<<b | unit of
+// its source.
+func qpIDsByUnit(t *testing.T, name string, ms []*rnic.Message, unit func(int) int32, b int) {
+	t.Helper()
+	for _, m := range ms {
+		if mask := int64(1)<<b - 1; m.QPID&mask != int64(unit(m.Src)) || m.QPID>>b < 1 {
+			t.Fatalf("%s: message %d from host %d (unit %d) on QP %d, want sequence<<%d | unit", name, m.ID, m.Src, unit(m.Src), m.QPID, b)
+		}
+	}
+}
+
+func lossyFabric() fabric.Config {
+	cfg := fabric.DefaultConfig()
+	cfg.PFC = false
+	cfg.Buffer = 200 * engine.KiB
+	return cfg
 }
 
 // TestWorldCluster: a cluster whose hosts sit in units of an engine.World
@@ -119,22 +182,22 @@ func (r *worldRun) post(t *testing.T) []*rnic.Message {
 // exactly as the plain cluster: every message completes at the same
 // picosecond with the same retransmissions, and Totals equals the plain
 // run's Counters; each QP id names its requester's unit in its low bits.
-// The network runs on one thread here (fabric does not run on several
-// yet), with the hosts' units a leaf each or a host each; lossless and
-// lossy (drops, NACKs, timeouts).
+// The network runs on one thread here (TestWorldClusterThreads has more),
+// with the hosts' units a leaf each or a host each; lossless and lossy
+// (drops, NACKs, timeouts).
 func TestWorldCluster(t *testing.T) {
 	perLeaf := func(h int) int32 { return int32(h / wHostsPerLeaf) }
 	perHost := func(h int) int32 { return int32(h) }
-	lossy := fabric.DefaultConfig()
-	lossy.PFC = false
-	lossy.Buffer = 200 * engine.KiB
 	for _, fc := range []struct {
 		name string
 		cfg  fabric.Config
-	}{{"lossless", fabric.DefaultConfig()}, {"lossy", lossy}} {
+	}{{"lossless", fabric.DefaultConfig()}, {"lossy", lossyFabric()}} {
 		t.Run(fc.name, func(t *testing.T) {
-			plain := newWorldRun(t, fc.cfg, 0, nil)
-			want := plain.post(t)
+			plain := newWorldRun(t, fc.cfg, 0, nil, 1)
+			want := plain.post(t, false)
+			if err := plain.c.CheckDrained(); err != nil {
+				t.Fatal(err)
+			}
 			if fc.name == "lossy" && plain.c.Counters.Nacks+plain.c.Counters.RTOs == 0 {
 				t.Fatalf("the lossy run lost nothing (counters %+v): it tests no recovery", plain.c.Counters)
 			}
@@ -150,20 +213,56 @@ func TestWorldCluster(t *testing.T) {
 				{"per leaf", wLeaves + wSpines, perLeaf, 2},
 				{"per host", wHosts + wLeaves + wSpines, perHost, 4},
 			} {
-				w := newWorldRun(t, fc.cfg, u.units, u.unit)
-				got := w.post(t)
-				for i, m := range got {
-					p := want[i]
-					if m.Finished != p.Finished || m.Retransmitted != p.Retransmitted || m.PSN != p.PSN {
-						t.Fatalf("%s: message %d: finished %v, retransmitted %d, psn %d; plain: %v, %d, %d",
-							u.name, m.ID, m.Finished, m.Retransmitted, m.PSN, p.Finished, p.Retransmitted, p.PSN)
-					}
-					if mask := int64(1)<<u.bits - 1; m.QPID&mask != int64(u.unit(m.Src)) || m.QPID>>u.bits < 1 {
-						t.Fatalf("%s: message %d from host %d (unit %d) on QP %d, want sequence<<%d | unit", u.name, m.ID, m.Src, u.unit(m.Src), m.QPID, u.bits)
-					}
+				w := newWorldRun(t, fc.cfg, u.units, u.unit, 1)
+				got := w.post(t, false)
+				if err := w.c.CheckDrained(); err != nil {
+					t.Fatal(err)
 				}
-				if k := w.c.Totals(); k != plain.c.Counters {
-					t.Errorf("%s: Totals %+v, want the plain run's %+v", u.name, k, plain.c.Counters)
+				sameRuns(t, u.name, got, want, w.c.Totals(), plain.c.Counters)
+				qpIDsByUnit(t, u.name, got, u.unit, u.bits)
+			}
+		})
+	}
+}
+
+// TestWorldClusterThreads: on a World of 1, 2 and 3 threads (units a leaf
+// each, then the spines), with traffic within each leaf, the cluster's
+// hosts run at the same time on their units' threads, each thread with
+// its own counters, QP tables and reused QPs, and every message completes
+// as in the plain run, with the same QP ids for every thread count; under
+// -race this shows that no state of the cluster is shared between
+// threads. The network is a copy per thread (newWorldRun), ECN off so that
+// no random stream is shared by leaves (fabric's "ecn" stream is one per
+// network until the network runs on the World).
+func TestWorldClusterThreads(t *testing.T) {
+	unit := func(h int) int32 { return int32(h / wHostsPerLeaf) }
+	for _, fc := range []struct {
+		name string
+		cfg  fabric.Config
+	}{{"lossless", fabric.DefaultConfig()}, {"lossy", lossyFabric()}} {
+		fc.cfg.ECN = false
+		t.Run(fc.name, func(t *testing.T) {
+			plain := newWorldRun(t, fc.cfg, 0, nil, 1)
+			want := plain.post(t, true)
+			if err := plain.c.CheckDrained(); err != nil {
+				t.Fatal(err)
+			}
+			if fc.name == "lossy" && plain.c.Counters.Nacks+plain.c.Counters.RTOs == 0 {
+				t.Fatalf("the lossy run lost nothing (counters %+v): it tests no recovery", plain.c.Counters)
+			}
+			var ids []int64
+			for threads := 1; threads <= 3; threads++ {
+				name := fmt.Sprintf("%d threads", threads)
+				w := newWorldRun(t, fc.cfg, wLeaves+wSpines, unit, threads)
+				got := w.post(t, true)
+				sameRuns(t, name, got, want, w.c.Totals(), plain.c.Counters)
+				qpIDsByUnit(t, name, got, unit, 2)
+				for i, m := range got {
+					if threads == 1 {
+						ids = append(ids, m.QPID)
+					} else if m.QPID != ids[i] {
+						t.Fatalf("%s: message %d on QP %d, on QP %d with one thread", name, m.ID, m.QPID, ids[i])
+					}
 				}
 			}
 		})
@@ -175,15 +274,10 @@ func TestWorldCluster(t *testing.T) {
 // could not see it consistently is refused: a READ or ATOMIC (its
 // responder reads the requester's WQE) and Cluster.WQE.
 func TestWorldClusterPlacement(t *testing.T) {
-	const units = wLeaves + wSpines
-	w, err := engine.NewWorld(1, units, 3, engine.Microsecond)
-	if err != nil {
-		t.Fatal(err)
-	}
 	unit := func(h int) int32 { return int32(h / wHostsPerLeaf) }
-	r := newWorldRunOn(t, w, unit)
+	r := newWorldRun(t, fabric.DefaultConfig(), wLeaves+wSpines, unit, 3)
 	for _, h := range r.c.Hosts {
-		if h.Sim() != w.Sim(int(unit(h.ID))) {
+		if h.Sim() != r.sim(h.ID) {
 			t.Errorf("host %d runs on another thread than its unit %d", h.ID, unit(h.ID))
 		}
 	}
@@ -200,29 +294,6 @@ func TestWorldClusterPlacement(t *testing.T) {
 	if k := r.c.Totals(); k != (rnic.Counters{}) {
 		t.Errorf("Totals before any post: %+v, want zero", k)
 	}
-}
-
-// newWorldRunOn builds the spine-leaf on w's first thread with its hosts
-// in unit(h) (not to be run: the network's own events would all be on that
-// thread).
-func newWorldRunOn(t *testing.T, w *engine.World, unit func(int) int32) *worldRun {
-	t.Helper()
-	topo, err := fabric.SpineLeaf(fabric.SpineLeafConfig{Leaves: wLeaves, HostsPerLeaf: wHostsPerLeaf, Spines: wSpines,
-		HostLink: 100 * engine.Gbps, FabricLink: 100 * engine.Gbps, Delay: engine.Microsecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &worldRun{sim: func(h int) *engine.Sim { return w.Sim(int(unit(h))) }}
-	if r.net, err = fabric.Build(w.Sim(0), topo, fabric.DefaultConfig()); err != nil {
-		t.Fatal(err)
-	}
-	cfg := rnic.Config{MTU: 1000, Headers: rocev2.ReferenceHeaders, DataClass: 3, AckInterval: 1,
-		Mapping: rnic.Mapping{PerFlow: true}, CC: lineRateSpec(), CCEnv: cc.Env{LineRate: 100 * engine.Gbps}}
-	r.c, err = rnic.NewClusterOnUnits(r.net, cfg, func(*rnic.Host) rnic.Scheduler { return baselines.NewFair(3) }, r.sim, unit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // panicOf is the panic f raises, printed, or "" if none.
