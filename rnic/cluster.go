@@ -368,10 +368,10 @@ func (k *Counters) add(o *Counters) {
 }
 
 // NewMessage returns a message with a fresh id, ready to Post: ids count
-// the messages the cluster made, in the order made. On a World that order
-// is the threads' interleaving, so there it is only safe (and
-// deterministic) from one thread at a time, outside the run; a workload
-// that makes messages on several threads names them with NewMessageWithID.
+// the messages the cluster made, in the order made. On a World, call it
+// from one thread only (or between runs): across threads that order is
+// their interleaving, and the count is not guarded. A workload that makes
+// messages on several threads names them itself (NewMessageWithID).
 func (c *Cluster) NewMessage(src, dst int, size int64) *Message {
 	c.nextMsg++
 	return NewMessageWithID(c.nextMsg, src, dst, size)
@@ -379,8 +379,8 @@ func (c *Cluster) NewMessage(src, dst int, size int64) *Message {
 
 // NewMessageWithID returns a message with the caller's id, ready to Post:
 // a workload that gives ids in an order of its own (arrival order, say)
-// rather than the cluster's. Ids name messages in outputs; the NIC does
-// not need them unique.
+// rather than the cluster's. The NIC only carries the id (into outputs,
+// a READ's response, panics); keeping ids unique is the caller's part.
 func NewMessageWithID(id int64, src, dst int, size int64) *Message {
 	return &Message{ID: id, Src: src, Dst: dst, Size: size, FirstClass: -1}
 }

@@ -186,8 +186,8 @@ type local struct {
 func (l *local) qp(id int32) *QP { return l.tabs[id&l.mask].qp(id >> l.shift) }
 
 // rxTable is the table holding the receive state of the QP id at h, and
-// id's sequence number there: h's own unit's table (Host.tab) on a plain
-// cluster, with no more loads than one table had.
+// id's sequence number there: h's own unit's table (Host.tab), always on a
+// plain cluster, or the table of the QP's unit in h's thread.
 func (h *Host) rxTable(id int32) (*qpTable, int32) {
 	if u := id & h.idMask; u != h.unit {
 		return &h.loc.tabs[u], id >> h.idShift
