@@ -175,7 +175,8 @@ type Cluster struct {
 	Net   *fabric.Network
 	Cfg   Config
 	Hosts []*Host
-	// Counters counts for every host on a plain cluster; on a World it
+	// Counters counts for every host when one thread runs them all (a
+	// plain cluster, or a World of one thread); with more threads it
 	// stays zero, and Totals sums the threads' counters.
 	Counters Counters
 	// OnComplete is called when a message's last byte is acknowledged.
@@ -301,17 +302,18 @@ func (c *Cluster) place(hosts int, place func(h int) placement) {
 		l.hosts = append(l.hosts, h)
 		c.Hosts = append(c.Hosts, h)
 	}
-	if !world {
-		// A plain cluster counts in c.Counters, as it always has.
+	if len(c.locals) == 1 {
+		// One thread counts in c.Counters, as a plain cluster always has.
 		for _, h := range c.Hosts {
 			h.k = &c.Counters
 		}
 		c.locals[0].counters = &c.Counters
-		return
 	}
-	for _, l := range c.locals {
-		for u := range l.tabs {
-			l.tabs[u].world = true
+	if world {
+		for _, l := range c.locals {
+			for u := range l.tabs {
+				l.tabs[u].world = true
+			}
 		}
 	}
 }
@@ -344,9 +346,9 @@ func (c *Cluster) installChecks() {
 	}
 }
 
-// Totals is the cluster's counters: on a plain cluster c.Counters, on a
-// World the sum of every thread's. Read it between runs, not from a
-// handler (another thread may be counting).
+// Totals is the cluster's counters: c.Counters with one thread, the sum
+// of every thread's with more. Read it between runs, not from a handler
+// (another thread may be counting).
 func (c *Cluster) Totals() Counters {
 	if len(c.locals) == 1 {
 		return *c.locals[0].counters

@@ -307,8 +307,9 @@
 // unit's Sim (Network.HostSim, HostUnit; Host.Sim), and hosts of units on
 // different threads run at the same time. What a host changes beyond
 // itself is its thread's (local): the counters (summed by Totals), the QP
-// tables and the QPs kept for reuse; a plain cluster has one such part,
-// with Cluster.Counters as its counters. QP ids are seq<<b | unit, seq
+// tables and the QPs kept for reuse; one thread (a plain cluster, or a
+// World of one thread) has one such part, with Cluster.Counters as its
+// counters. QP ids are seq<<b | unit, seq
 // counting from 1 the QPs the unit opened and b the bits of the highest
 // host unit (0 on a plain cluster: ids 1, 2, 3 in open order), so that no
 // id depends on the thread count or on which unit ran first; the 31 bits

@@ -219,6 +219,9 @@ func TestWorldCluster(t *testing.T) {
 					t.Fatal(err)
 				}
 				sameRuns(t, u.name, got, want, w.c.Totals(), plain.c.Counters)
+				if w.c.Counters != plain.c.Counters {
+					t.Errorf("%s: Counters on one thread %+v, want the plain run's %+v", u.name, w.c.Counters, plain.c.Counters)
+				}
 				qpIDsByUnit(t, u.name, got, u.unit, u.bits)
 			}
 		})
@@ -256,6 +259,9 @@ func TestWorldClusterThreads(t *testing.T) {
 				w := newWorldRun(t, fc.cfg, wLeaves+wSpines, unit, threads)
 				got := w.post(t, true)
 				sameRuns(t, name, got, want, w.c.Totals(), plain.c.Counters)
+				if threads > 1 && w.c.Counters != (rnic.Counters{}) {
+					t.Errorf("%s: Counters %+v, want zero (the threads count apart)", name, w.c.Counters)
+				}
 				qpIDsByUnit(t, name, got, unit, 2)
 				for i, m := range got {
 					if threads == 1 {
