@@ -113,8 +113,10 @@ func (r *worldRun) postAt(at engine.Time, m *rnic.Message) {
 // 1-40 KB between random pairs (within a leaf if local), a third of them
 // into the first host of the sender's leaf or of the network (PFC, ECN
 // marks, DCQCN's timers, and on a lossy fabric drops, NACKs and
-// timeouts), each named by its index (NewMessageWithID).
-func (r *worldRun) post(t *testing.T, local bool) []*rnic.Message {
+// timeouts), each named by its index (NewMessageWithID). With oneSided,
+// every 7th is a READ and every 11th a FETCH_ADD on one word of its
+// target, whose responders find the requester's QP in another unit.
+func (r *worldRun) post(t *testing.T, local, oneSided bool) []*rnic.Message {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 0))
 	var ms []*rnic.Message
@@ -130,6 +132,12 @@ func (r *worldRun) post(t *testing.T, local bool) []*rnic.Message {
 			dst = first
 		}
 		m := rnic.NewMessageWithID(int64(i+1), src, dst, int64(1000+rng.IntN(40_000)))
+		switch {
+		case oneSided && i%11 == 0:
+			m.Verb, m.Ext = rocev2.FetchAdd, &rnic.Ext{Addr: 64, Operand: uint64(i)}
+		case oneSided && i%7 == 0:
+			m.Verb = rocev2.Read
+		}
 		ms = append(ms, m)
 		r.postAt(at, m)
 		at += engine.Time(rng.IntN(300)) * engine.Nanosecond
@@ -152,6 +160,9 @@ func sameRuns(t *testing.T, name string, got, want []*rnic.Message, k, wantK rni
 		if m.Finished != p.Finished || m.Retransmitted != p.Retransmitted || m.PSN != p.PSN {
 			t.Fatalf("%s: message %d: finished %v, retransmitted %d, psn %d; plain: %v, %d, %d",
 				name, m.ID, m.Finished, m.Retransmitted, m.PSN, p.Finished, p.Retransmitted, p.PSN)
+		}
+		if m.Ext != nil && m.Ext.Result != p.Ext.Result {
+			t.Fatalf("%s: %v %d returned %d; plain: %d", name, m.Verb, m.ID, m.Ext.Result, p.Ext.Result)
 		}
 	}
 	if k != wantK {
@@ -179,9 +190,10 @@ func lossyFabric() fabric.Config {
 
 // TestWorldCluster: a cluster whose hosts sit in units of an engine.World
 // (ids from per-unit counters, a QP table and counters per thread) runs
-// exactly as the plain cluster: every message completes at the same
-// picosecond with the same retransmissions, and Totals equals the plain
-// run's Counters; each QP id names its requester's unit in its low bits.
+// exactly as the plain cluster: every message (SENDs, READs and
+// FETCH_ADDs) completes at the same picosecond with the same
+// retransmissions and results, and Totals equals the plain run's
+// Counters; each QP id names its requester's unit in its low bits.
 // The network runs on one thread here (TestWorldClusterThreads has more),
 // with the hosts' units a leaf each or a host each; lossless and lossy
 // (drops, NACKs, timeouts).
@@ -194,7 +206,7 @@ func TestWorldCluster(t *testing.T) {
 	}{{"lossless", fabric.DefaultConfig()}, {"lossy", lossyFabric()}} {
 		t.Run(fc.name, func(t *testing.T) {
 			plain := newWorldRun(t, fc.cfg, 0, nil, 1)
-			want := plain.post(t, false)
+			want := plain.post(t, false, true)
 			if err := plain.c.CheckDrained(); err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +226,7 @@ func TestWorldCluster(t *testing.T) {
 				{"per host", wHosts + wLeaves + wSpines, perHost, 4},
 			} {
 				w := newWorldRun(t, fc.cfg, u.units, u.unit, 1)
-				got := w.post(t, false)
+				got := w.post(t, false, true)
 				if err := w.c.CheckDrained(); err != nil {
 					t.Fatal(err)
 				}
@@ -246,7 +258,7 @@ func TestWorldClusterThreads(t *testing.T) {
 		fc.cfg.ECN = false
 		t.Run(fc.name, func(t *testing.T) {
 			plain := newWorldRun(t, fc.cfg, 0, nil, 1)
-			want := plain.post(t, true)
+			want := plain.post(t, true, false)
 			if err := plain.c.CheckDrained(); err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +269,7 @@ func TestWorldClusterThreads(t *testing.T) {
 			for threads := 1; threads <= 3; threads++ {
 				name := fmt.Sprintf("%d threads", threads)
 				w := newWorldRun(t, fc.cfg, wLeaves+wSpines, unit, threads)
-				got := w.post(t, true)
+				got := w.post(t, true, false)
 				sameRuns(t, name, got, want, w.c.Totals(), plain.c.Counters)
 				if threads > 1 && w.c.Counters != (rnic.Counters{}) {
 					t.Errorf("%s: Counters %+v, want zero (the threads count apart)", name, w.c.Counters)
