@@ -121,6 +121,7 @@ func (h *Host) QPs() []*QP {
 
 // Receive implements fabric.Node.
 func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
+	k := h.k
 	switch p.Kind {
 	case fabric.Data:
 		h.receiveData(now, p)
@@ -128,7 +129,7 @@ func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
 		h.receiveAck(now, p)
 	case fabric.CNP:
 		if qp := h.qp(p.QP); qp != nil {
-			h.k.CNPs++
+			k.CNPs++
 			qp.cc.OnCNP(now)
 			qp.applyCC(now)
 		}

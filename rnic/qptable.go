@@ -185,14 +185,16 @@ type local struct {
 // finds it.
 func (l *local) qp(id int32) *QP { return l.tabs[id&l.mask].qp(id >> l.shift) }
 
-// rxTable is the table holding the receive state of the QP id at h, and
-// id's sequence number there: h's own unit's table (Host.tab), always on a
-// plain cluster, or the table of the QP's unit in h's thread.
-func (h *Host) rxTable(id int32) (*qpTable, int32) {
+// rxState is the receive state of the QP id at h (qpTable.rx), the table
+// holding it and id's sequence number there: h's own unit's table
+// (Host.tab), always on a plain cluster, or the table of the QP's unit in
+// h's thread.
+func (h *Host) rxState(id int32) (*rxQP, *qpTable, int32) {
+	t, seq := h.tab, id>>h.idShift
 	if u := id & h.idMask; u != h.unit {
-		return &h.loc.tabs[u], id >> h.idShift
+		t = &h.loc.tabs[u]
 	}
-	return h.tab, id >> h.idShift
+	return t.rx(seq), t, seq
 }
 
 // qpTable finds a QP and its receive state (at its destination) by its

@@ -24,8 +24,7 @@ import (
 func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	c := h.c
 	h.k.PayloadArrived += int64(p.Payload)
-	tab, seq := h.rxTable(p.QP)
-	rx := tab.rx(seq)
+	rx, tab, seq := h.rxState(p.QP)
 	if rx == nil {
 		rx = c.newRx()
 		tab.setRx(seq, rx)
