@@ -181,11 +181,38 @@ func qpIDsByUnit(t *testing.T, name string, ms []*rnic.Message, unit func(int) i
 	}
 }
 
-func lossyFabric() fabric.Config {
-	cfg := fabric.DefaultConfig()
-	cfg.PFC = false
-	cfg.Buffer = 200 * engine.KiB
-	return cfg
+// namedFabric is a fabric configuration the World tests run on.
+type namedFabric struct {
+	name string
+	cfg  fabric.Config
+}
+
+// fabrics is the default fabric and a lossy one that drops (so that
+// NACKs and timeouts recover), with ECN marking or not.
+func fabrics(ecn bool) []namedFabric {
+	lossy := fabric.DefaultConfig()
+	lossy.PFC = false
+	lossy.Buffer = 200 * engine.KiB
+	fs := []namedFabric{{"lossless", fabric.DefaultConfig()}, {"lossy", lossy}}
+	for i := range fs {
+		fs[i].cfg.ECN = ecn
+	}
+	return fs
+}
+
+// plainRun runs the workload (post) on the plain cluster: the reference
+// the World runs must match.
+func plainRun(t *testing.T, fc namedFabric, local, oneSided bool) (*worldRun, []*rnic.Message) {
+	t.Helper()
+	plain := newWorldRun(t, fc.cfg, 0, nil, 1)
+	ms := plain.post(t, local, oneSided)
+	if err := plain.c.CheckDrained(); err != nil {
+		t.Fatal(err)
+	}
+	if k := plain.c.Counters; fc.name == "lossy" && k.Nacks+k.RTOs == 0 {
+		t.Fatalf("the lossy run lost nothing (counters %+v): it tests no recovery", k)
+	}
+	return plain, ms
 }
 
 // TestWorldCluster: a cluster whose hosts sit in units of an engine.World
@@ -200,19 +227,9 @@ func lossyFabric() fabric.Config {
 func TestWorldCluster(t *testing.T) {
 	perLeaf := func(h int) int32 { return int32(h / wHostsPerLeaf) }
 	perHost := func(h int) int32 { return int32(h) }
-	for _, fc := range []struct {
-		name string
-		cfg  fabric.Config
-	}{{"lossless", fabric.DefaultConfig()}, {"lossy", lossyFabric()}} {
+	for _, fc := range fabrics(true) {
 		t.Run(fc.name, func(t *testing.T) {
-			plain := newWorldRun(t, fc.cfg, 0, nil, 1)
-			want := plain.post(t, false, true)
-			if err := plain.c.CheckDrained(); err != nil {
-				t.Fatal(err)
-			}
-			if fc.name == "lossy" && plain.c.Counters.Nacks+plain.c.Counters.RTOs == 0 {
-				t.Fatalf("the lossy run lost nothing (counters %+v): it tests no recovery", plain.c.Counters)
-			}
+			plain, want := plainRun(t, fc, false, true)
 			if got := plain.c.Totals(); got != plain.c.Counters {
 				t.Errorf("plain Totals %+v, want Counters %+v", got, plain.c.Counters)
 			}
@@ -251,20 +268,9 @@ func TestWorldCluster(t *testing.T) {
 // network until the network runs on the World).
 func TestWorldClusterThreads(t *testing.T) {
 	unit := func(h int) int32 { return int32(h / wHostsPerLeaf) }
-	for _, fc := range []struct {
-		name string
-		cfg  fabric.Config
-	}{{"lossless", fabric.DefaultConfig()}, {"lossy", lossyFabric()}} {
-		fc.cfg.ECN = false
+	for _, fc := range fabrics(false) {
 		t.Run(fc.name, func(t *testing.T) {
-			plain := newWorldRun(t, fc.cfg, 0, nil, 1)
-			want := plain.post(t, true, false)
-			if err := plain.c.CheckDrained(); err != nil {
-				t.Fatal(err)
-			}
-			if fc.name == "lossy" && plain.c.Counters.Nacks+plain.c.Counters.RTOs == 0 {
-				t.Fatalf("the lossy run lost nothing (counters %+v): it tests no recovery", plain.c.Counters)
-			}
+			plain, want := plainRun(t, fc, true, false)
 			var ids []int64
 			for threads := 1; threads <= 3; threads++ {
 				name := fmt.Sprintf("%d threads", threads)
