@@ -6,6 +6,8 @@ import "fmt"
 // instant: every payload byte sent is delivered to a NIC, dropped and
 // counted, or in a queue or on a wire; every live packet is somewhere; no
 // QP acknowledges beyond what it sent; and the fabric's own invariants.
+// With more than one thread it reads every thread's state, so it runs
+// between runs only.
 func (c *Cluster) Check() error {
 	if err := c.Net.Check(); err != nil {
 		return err

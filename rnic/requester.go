@@ -231,7 +231,8 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 }
 
 // Recheck re-evaluates qp's readiness now: a WQE's Wait predicate that
-// depends on state outside the QP calls it when that state changes.
+// depends on state outside the QP calls it when that state changes, on
+// the thread of qp's host (on an engine.World).
 func (c *Cluster) Recheck(qp *QP) {
 	if qp.closed {
 		return
