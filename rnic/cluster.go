@@ -4,6 +4,8 @@ package rnic
 
 import (
 	"fmt"
+	"math/bits"
+	"reflect"
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
@@ -155,11 +157,27 @@ type Counters struct {
 }
 
 // Cluster is every host NIC of one simulation, with their shared settings.
+//
+// On a network built on an engine.World (Network.HostSim, HostUnit), each
+// host runs on its unit's thread, and hosts of different threads run at
+// the same time: every event of a host is scheduled on its own Sim
+// (Host.Sim), Post must be called on the thread of the message's source,
+// and the callbacks below run on the thread of the host where the event
+// happens (OnComplete, OnSent and the Observer's requester points at the
+// source, OnPlace, OnAtomic and OnRead at the target), so that a workload
+// or trace that collects from them keeps one buffer per thread. The
+// counters are kept per thread and summed by Totals; QP ids come from
+// per-unit counters (docs/parallel.md).
 type Cluster struct {
-	Sim      *engine.Sim
-	Net      *fabric.Network
-	Cfg      Config
-	Hosts    []*Host
+	// Sim is the network's Sim: every host's on a plain cluster; on a
+	// World each host has its own (Host.Sim).
+	Sim   *engine.Sim
+	Net   *fabric.Network
+	Cfg   Config
+	Hosts []*Host
+	// Counters counts for every host when one thread runs them all (a
+	// plain cluster, or a World of one thread); with more threads it
+	// stays zero, and Totals sums the threads' counters.
 	Counters Counters
 	// OnComplete is called when a message's last byte is acknowledged.
 	OnComplete func(m *Message)
@@ -181,7 +199,6 @@ type Cluster struct {
 	// request accepted): the instant the responder reads its memory.
 	OnRead func(now engine.Time, at *Host, m *Message)
 
-	nextQP  int64
 	nextMsg int64
 	recvCfg rocev2.ReceiverConfig
 	// newSender and newRx make a QP's requester and receive state:
@@ -194,19 +211,29 @@ type Cluster struct {
 	// NewCluster, as each host's egress loop is (Host.egress).
 	pacing  pacingClock
 	portFor func(h *Host, dst int32) uint16
-	// byID finds every open QP and its receive state by id (ids are
-	// cluster-wide and dense), in pages that are freed once all their
-	// QPs have closed (qpTable).
-	byID qpTable
-	// freeQPs are closed QPs whose memory the next per-flow QPs reuse
-	// (Host.reusable), with their CC state when it is a cc.Resetter.
-	freeQPs   []*QP
-	reusedQPs int64
+	// locals holds what the hosts change beyond themselves (QP tables,
+	// reusable QPs, counters), one per thread: a plain cluster has one.
+	locals []*local
 }
 
 // NewCluster attaches a NIC to every host of net, each with the scheduler
 // newSched returns.
 func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Scheduler) (*Cluster, error) {
+	return newCluster(net, cfg, newSched, func(h int) placement { return placement{net.HostSim(h), net.HostUnit(h), net} })
+}
+
+// placement is where a host runs: the Sim of its unit's thread, its unit,
+// and the network its port is attached in and its packets come from (a
+// thread's view of it).
+type placement struct {
+	Sim  *engine.Sim
+	Unit int32
+	Net  *fabric.Network
+}
+
+// newCluster is NewCluster with the hosts placed by place (tests place
+// hosts in a World of their own).
+func newCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Scheduler, place func(h int) placement) (*Cluster, error) {
 	if cfg.MTU <= 0 {
 		return nil, fmt.Errorf("nic: mtu must be positive")
 	}
@@ -236,48 +263,141 @@ func NewCluster(net *fabric.Network, cfg Config, newSched func(h *Host) Schedule
 		}
 		c.newRx = newSelectiveRx
 	}
-	for i := range net.HostPorts {
-		h := &Host{c: c, ID: i, pairs: map[int32]*pairQPs{},
-			sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
-		h.port = net.Attach(i, h, h)
-		h.egress = newEgressLoop(h, &cfg)
-		c.Hosts = append(c.Hosts, h)
-	}
+	c.place(len(net.HostPorts), place)
 	for _, h := range c.Hosts {
 		h.sched = newSched(h)
 		h.stamper, _ = h.sched.(Stamper)
 		h.sched.Attach(h)
 	}
 	if invariants.Enabled {
-		// The full check walks every queued packet, so it runs every
-		// checkEvery events; the laws it checks, once broken, stay broken,
-		// so a violation is still caught (within checkEvery events). The
-		// cheap per-packet assertions (acknowledgement and in-order points
-		// never move back) run at every event.
-		const checkEvery = 64
-		n := 0
-		c.Sim.SetCheck(func(now engine.Time) {
-			if n++; n%checkEvery != 0 {
-				return
-			}
-			if err := c.Check(); err != nil {
-				panic(fmt.Sprintf("at %v: %v", now, err))
-			}
-		})
+		c.installChecks()
 	}
 	return c, nil
 }
 
-// NewMessage returns a message with a fresh id, ready to Post.
-func (c *Cluster) NewMessage(src, dst int, size int64) *Message {
-	c.nextMsg++
-	return &Message{ID: c.nextMsg, Src: src, Dst: dst, Size: size, FirstClass: -1}
+// place makes the hosts, each on its thread's Sim and in its unit, and
+// their threads' locals, in host order.
+func (c *Cluster) place(hosts int, place func(h int) placement) {
+	at := make([]placement, hosts)
+	var top int32 // the highest unit of a host
+	for i := range at {
+		at[i] = place(i)
+		top = max(top, at[i].Unit)
+	}
+	shift := uint8(bits.Len32(uint32(top)))
+	world := shift > 0
+	byThread := map[*engine.Sim]*local{}
+	for i, p := range at {
+		l := byThread[p.Sim]
+		if l == nil {
+			l = &local{sim: p.Sim, counters: new(Counters), tabs: make([]qpTable, 1<<shift), shift: shift, mask: 1<<shift - 1}
+			byThread[p.Sim] = l
+			c.locals = append(c.locals, l)
+			world = world || len(c.locals) > 1
+		}
+		h := &Host{c: c, ID: i, sim: p.Sim, k: l.counters, loc: l, unit: p.Unit, tab: &l.tabs[p.Unit], idShift: shift, idMask: l.mask,
+			pool: p.Net.HostPool(i), pairs: map[int32]*pairQPs{}, sport: 10000, wakeAt: engine.Never, rtoCheckAt: engine.Never}
+		h.port = p.Net.Attach(i, h, h)
+		h.egress = newEgressLoop(h, &c.Cfg)
+		l.hosts = append(l.hosts, h)
+		c.Hosts = append(c.Hosts, h)
+	}
+	if len(c.locals) == 1 {
+		// One thread counts in c.Counters, as a plain cluster always has.
+		for _, h := range c.Hosts {
+			h.k = &c.Counters
+		}
+		c.locals[0].counters = &c.Counters
+	}
+	if world {
+		for _, l := range c.locals {
+			for u := range l.tabs {
+				l.tabs[u].world = true
+			}
+		}
+	}
 }
 
-// Post queues m at its source NIC now.
+// installChecks runs Check every checkEvery events of each thread. With
+// more than one thread, each checks only its own hosts' QPs (checkQPs): the
+// network-wide conservation laws of Check sum over every thread, which
+// another thread's check cannot read while it runs.
+func (c *Cluster) installChecks() {
+	// The full check walks every queued packet, so it runs every
+	// checkEvery events; the laws it checks, once broken, stay broken,
+	// so a violation is still caught (within checkEvery events). The
+	// cheap per-packet assertions (acknowledgement and in-order points
+	// never move back) run at every event.
+	const checkEvery = 64
+	for _, l := range c.locals {
+		check := c.Check
+		if len(c.locals) > 1 {
+			check = func() error { return checkQPs(l.hosts) }
+		}
+		n := 0
+		l.sim.SetCheck(func(now engine.Time) {
+			if n++; n%checkEvery != 0 {
+				return
+			}
+			if err := check(); err != nil {
+				panic(fmt.Sprintf("at %v: %v", now, err))
+			}
+		})
+	}
+}
+
+// Totals is the cluster's counters: c.Counters with one thread, the sum
+// of every thread's with more. Read it between runs, not from a handler
+// (another thread may be counting).
+func (c *Cluster) Totals() Counters {
+	if len(c.locals) == 1 {
+		return *c.locals[0].counters
+	}
+	var t Counters
+	for _, l := range c.locals {
+		t.add(l.counters)
+	}
+	return t
+}
+
+// add adds o to k.
+func (k *Counters) add(o *Counters) {
+	a, b := reflect.ValueOf(k).Elem(), reflect.ValueOf(o).Elem()
+	for i := range a.NumField() {
+		f := a.Field(i)
+		f.SetInt(f.Int() + b.Field(i).Int())
+	}
+}
+
+// NewMessage returns a message with a fresh id, ready to Post: ids count
+// the messages the cluster made, in the order made. On a World, call it
+// from one thread only (or between runs): across threads that order is
+// their interleaving, and the count is not guarded. A workload that makes
+// messages on several threads names them itself (NewMessageWithID).
+func (c *Cluster) NewMessage(src, dst int, size int64) *Message {
+	c.nextMsg++
+	return NewMessageWithID(c.nextMsg, src, dst, size)
+}
+
+// NewMessageWithID returns a message with the caller's id, ready to Post:
+// a workload that gives ids in an order of its own (arrival order, say)
+// rather than the cluster's. The NIC only carries the id (into outputs,
+// a READ's response, panics); keeping ids unique is the caller's part.
+func NewMessageWithID(id int64, src, dst int, size int64) *Message {
+	return &Message{ID: id, Src: src, Dst: dst, Size: size, FirstClass: -1}
+}
+
+// Post queues m at its source NIC now: on a World, from a handler on the
+// thread of m.Src's unit (Host.Sim), at that Sim's time.
 func (c *Cluster) Post(m *Message) {
 	if m.Src < 0 || m.Src >= len(c.Hosts) || m.Dst < 0 || m.Dst >= len(c.Hosts) || m.Src == m.Dst {
 		panic(fmt.Sprintf("rnic: message %d from %d to %d: bad endpoints", m.ID, m.Src, m.Dst))
+	}
+	if (m.Verb == rocev2.Read || m.Verb.Atomic()) && len(c.locals) > 1 {
+		// The responder reads the requester's WQE (its RETH or AtomicETH)
+		// and marks it answered or executed (Host.pending): state of
+		// another unit, which another thread may be changing.
+		panic(fmt.Sprintf("rnic: message %d is a %v: READ and ATOMIC run on one thread only (%d here)", m.ID, m.Verb, len(c.locals)))
 	}
 	if m.Verb.Atomic() {
 		if m.Ext == nil {

@@ -274,7 +274,7 @@
 //
 // # Memory
 //
-// QP ids are dense and cluster-wide, and an arriving ACK or data packet
+// QP ids are dense (per unit on a World: below), and an arriving ACK or data packet
 // finds its QP and its receive state by id in a table rather than in a
 // map (a map lookup per packet was 5% of a run): two pointers per id, in
 // pages of 1,024 ids (qpTable). A page is freed once all its QPs have
@@ -300,4 +300,25 @@
 // per flow is the flow-list record, its message, its flow record's
 // optional values and the receive state (BenchmarkFlowList; measurements:
 // docs/performance-notes.md, section 3.5).
+//
+// # On an engine.World
+//
+// On a network built on a World (docs/parallel.md), host h runs on its
+// unit's Sim (Network.HostSim, HostUnit; Host.Sim), and hosts of units on
+// different threads run at the same time. What a host changes beyond
+// itself is its thread's (local): the counters (summed by Totals), the QP
+// tables and the QPs kept for reuse; one thread (a plain cluster, or a
+// World of one thread) has one such part, with Cluster.Counters as its
+// counters. QP ids are seq<<b | unit, seq
+// counting from 1 the QPs the unit opened and b the bits of the highest
+// host unit (0 on a plain cluster: ids 1, 2, 3 in open order), so that no
+// id depends on the thread count or on which unit ran first; the 31 bits
+// a packet carries bound each unit to 2^(31-b)-1 QPs. Message ids are the
+// workload's (NewMessageWithID); Cluster.NewMessage counts in the order
+// called, so on a World it belongs on one thread. Post is called on the
+// source's thread; callbacks run on the thread of the host where the
+// event happens. READ and ATOMIC, whose responder reads and marks the
+// requester's WQE, and Cluster.WQE are refused on more than one thread.
+// With -tags invariants and more than one thread, each thread checks its
+// own hosts' QPs only: the conservation laws sum over every thread.
 package rnic

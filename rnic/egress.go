@@ -13,7 +13,7 @@ import (
 // updateReady recomputes qp's readiness: data to send, window open, and a
 // pacing time no later than the moment the port can next transmit.
 func (h *Host) updateReady(qp *QP) {
-	h.updateReadyAt(qp, max(h.port.FreeAt(), h.c.Sim.Now()))
+	h.updateReadyAt(qp, max(h.port.FreeAt(), h.sim.Now()))
 }
 
 func (h *Host) updateReadyAt(qp *QP, freeAt engine.Time) {
@@ -89,7 +89,7 @@ func (h *Host) HasMore() bool {
 		if t := h.paced.min().nextAvail; t <= h.port.FreeAt() {
 			return true
 		}
-		h.egress.armWake(h.c.Sim.Now())
+		h.egress.armWake(h.sim.Now())
 	}
 	return false
 }
@@ -125,7 +125,7 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	m := qp.msgs[qp.hol]
 	seq, n, _ := qp.tx.Next(cfg.MTU) // a hole may end before its message does
 	n = min(n, m.end-seq)
-	p := c.Net.Pool.Get()
+	p := h.pool.Get()
 	p.Kind = fabric.Data
 	p.Class = class
 	p.ECT = true
@@ -155,13 +155,13 @@ func (h *Host) sendData(now engine.Time, qp *QP, class uint8) *fabric.Packet {
 	retx := qp.tx.Sent(seq, n)
 	if retx > 0 && payload > 0 {
 		m.Retransmitted += retx
-		c.Counters.Retransmitted += retx
+		h.k.Retransmitted += retx
 	}
 	if m.FirstClass < 0 {
 		m.FirstClass = int8(class)
 	}
-	c.Counters.DataPackets++
-	c.Counters.PayloadSent += payload
+	h.k.DataPackets++
+	h.k.PayloadSent += payload
 	if h.stamper != nil {
 		h.stamper.Stamp(qp, p)
 	}
@@ -200,7 +200,7 @@ func (h *Host) sendControl(now engine.Time, p *fabric.Packet) {
 // host to dst, class and size set, for a scheduler to fill (Arg, QP, Seq)
 // and hand to SendControl.
 func (h *Host) NewControl(dst int, kind fabric.Kind, class uint8, size uint16) *fabric.Packet {
-	p := h.c.Net.Pool.Get()
+	p := h.pool.Get()
 	p.Kind = kind
 	p.Src, p.Dst = int32(h.ID), int32(dst)
 	p.SPort, p.DPort = 4791, 4791
@@ -213,7 +213,7 @@ func (h *Host) NewControl(dst int, kind fabric.Kind, class uint8, size uint16) *
 // Grants cross the fabric like any packet, so they take an RTT and feel
 // congestion.
 func (h *Host) SendControl(p *fabric.Packet) {
-	h.c.Counters.ControlPackets++
-	h.c.Counters.ControlBytes += int64(p.Size)
-	h.sendControl(h.c.Sim.Now(), p)
+	h.k.ControlPackets++
+	h.k.ControlBytes += int64(p.Size)
+	h.sendControl(h.sim.Now(), p)
 }

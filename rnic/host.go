@@ -13,8 +13,21 @@ import (
 
 // Host is one RDMA NIC with one port.
 type Host struct {
-	c       *Cluster
-	ID      int
+	c  *Cluster
+	ID int
+	// sim runs the host's events, k counts for it and loc holds its QP
+	// tables and reusable QPs: its thread's (local), the cluster's on a
+	// plain cluster.
+	sim  *engine.Sim
+	k    *Counters
+	loc  *local
+	unit int32 // the host's unit (Network.HostUnit)
+	// tab is its unit's QP table (loc.tabs[unit]), and idShift and
+	// idMask take a QP id apart into sequence and unit (local.tabs).
+	tab     *qpTable
+	idShift uint8
+	idMask  int32
+	pool    *fabric.Pool
 	port    *fabric.Port
 	sched   Scheduler
 	stamper Stamper // sched, if it stamps packets
@@ -82,6 +95,11 @@ func (h *Host) Wake(now engine.Time) { h.port.Kick(now) }
 // Port is the NIC's port.
 func (h *Host) Port() *fabric.Port { return h.port }
 
+// Sim is the simulation that runs the host's unit: what a scheduler or a
+// workload schedules the host's events on (the cluster's Sim, except on
+// an engine.World).
+func (h *Host) Sim() *engine.Sim { return h.sim }
+
 // Cluster is the cluster the host belongs to.
 func (h *Host) Cluster() *Cluster { return h.c }
 
@@ -103,7 +121,7 @@ func (h *Host) QPs() []*QP {
 
 // Receive implements fabric.Node.
 func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
-	c := h.c
+	k := h.k
 	switch p.Kind {
 	case fabric.Data:
 		h.receiveData(now, p)
@@ -111,7 +129,7 @@ func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
 		h.receiveAck(now, p)
 	case fabric.CNP:
 		if qp := h.qp(p.QP); qp != nil {
-			c.Counters.CNPs++
+			k.CNPs++
 			qp.cc.OnCNP(now)
 			qp.applyCC(now)
 		}
@@ -122,5 +140,5 @@ func (h *Host) Receive(now engine.Time, p *fabric.Packet, in *fabric.Port) {
 	default:
 		panic(fmt.Sprintf("rnic: host %d received a packet of kind %v", h.ID, p.Kind))
 	}
-	c.Net.Pool.Put(p)
+	h.pool.Put(p)
 }

@@ -60,9 +60,13 @@ func addWait(m *Message, w func(*QP) bool) {
 // WQE is the requester's work request whose payload the SEND or WRITE
 // data packet p carries, and p's byte offset in it: what a placement hook
 // (Cluster.OnPlace) at the target needs to know where the bytes go. Nil
-// when that WQE already completed.
+// when that WQE already completed. The WQE is the requester's state, so
+// WQE works on one thread only (on a World of more threads it panics).
 func (c *Cluster) WQE(p *fabric.Packet) (*Message, int64) {
-	q := c.byID.qp(p.QP)
+	if len(c.locals) > 1 {
+		panic("rnic: WQE reads the requester's state, another unit's: on one thread only")
+	}
+	q := c.locals[0].qp(p.QP)
 	if q == nil || q.responder {
 		return nil, 0
 	}

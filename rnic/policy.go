@@ -61,7 +61,7 @@ func (e dcsimEgress) armWake(now engine.Time) {
 	t := max(h.paced.min().nextAvail, now)
 	if t < h.wakeAt {
 		h.wakeAt = t
-		h.c.Sim.At(t, h, evWake)
+		h.sim.At(t, h, evWake)
 	}
 }
 
@@ -102,7 +102,7 @@ func (e *ns3Egress) armWake(now engine.Time) {
 	}
 	if t > now && t != engine.Never {
 		h.wakeAt = t
-		h.c.Sim.At(t, h, evWake)
+		h.sim.At(t, h, evWake)
 	}
 }
 
@@ -158,7 +158,7 @@ func (e *ns3Egress) wakeEarlier(now, t engine.Time) {
 	if h.wakeAt != engine.Never && t < h.wakeAt {
 		e.stale = append(e.stale, h.wakeAt)
 		h.wakeAt = max(t, now)
-		h.c.Sim.At(h.wakeAt, h, evWake)
+		h.sim.At(h.wakeAt, h, evWake)
 	}
 }
 

@@ -229,7 +229,7 @@ func (qp *QP) armCC(now engine.Time) {
 	t = max(t, now)
 	qp.ccAt = t
 	qp.pinned = true // the event stays queued after the QP closes
-	qp.host.c.Sim.At(t, qp, evCC)
+	qp.host.sim.At(t, qp, evCC)
 }
 
 // armRTO sets the QP's retransmission deadline. The host keeps one event
@@ -240,7 +240,7 @@ func (qp *QP) armRTO(at engine.Time) {
 	h := qp.host
 	if at < h.rtoCheckAt {
 		h.rtoCheckAt = at
-		h.c.Sim.At(at, h, evRTOCheck)
+		h.sim.At(at, h, evRTOCheck)
 	}
 }
 
@@ -265,7 +265,7 @@ func (qp *QP) Fire(now engine.Time, _ uint8) {
 // byte.
 func (qp *QP) timeout(now engine.Time) {
 	h := qp.host
-	h.c.Counters.RTOs++
+	h.k.RTOs++
 	qp.tx.OnTimeout()
 	qp.rewound()
 	if rw, ok := h.sched.(Rewinder); ok {

@@ -13,7 +13,7 @@ func TestQPTablePages(t *testing.T) {
 	live := &rxQP{}
 	for id := int64(1); id <= n; id++ {
 		qps[id] = &QP{ID: id}
-		tb.open(qps[id])
+		tb.open(id, qps[id])
 		tb.setRx(int32(id), live)
 	}
 	for id := int64(1); id <= n; id++ {
@@ -65,5 +65,50 @@ func TestQPTablePages(t *testing.T) {
 	}
 	if got := tb.qp(2*qpPageSize + 1); got != qps[2*qpPageSize+1] {
 		t.Errorf("qp(%d) on an untouched page = %p, want %p", 2*qpPageSize+1, got, qps[2*qpPageSize+1])
+	}
+}
+
+// TestQPTableWorldPages: on a World a table counts live receive states
+// only, since most of its unit's QPs may be received on other threads: a
+// page of its own unit is freed once its QPs closed and no receive state
+// here is live, whatever slots never started one; another unit's table
+// (no QP opens in it) gets pages on demand and keeps them.
+func TestQPTableWorldPages(t *testing.T) {
+	own := qpTable{world: true}
+	live := &rxQP{}
+	for seq := int64(1); seq < 2*qpPageSize; seq++ {
+		own.open(seq, &QP{ID: seq})
+	}
+	// Page 1: every third QP is received on this thread.
+	for seq := int32(qpPageSize); seq < 2*qpPageSize; seq += 3 {
+		own.setRx(seq, live)
+	}
+	for seq := int64(qpPageSize); seq < 2*qpPageSize; seq++ {
+		own.close(seq)
+	}
+	if own.pages[1] == nil {
+		t.Fatalf("page 1 freed with receive states live, want it kept")
+	}
+	for seq := int32(qpPageSize); seq < 2*qpPageSize; seq += 3 {
+		own.setRx(seq, finishedRx)
+	}
+	if pg := own.pages[1]; pg != nil {
+		t.Fatalf("page 1: got kept (closed %d, live %d), want freed", pg.closed, pg.unfinished)
+	}
+	if got := own.rx(qpPageSize + 1); got != finishedRx {
+		t.Errorf("rx in a freed page = %p, want finishedRx", got)
+	}
+
+	foreign := qpTable{world: true}
+	if got := foreign.rx(3*qpPageSize + 2); got != nil {
+		t.Errorf("rx before any packet = %p, want nil", got)
+	}
+	foreign.setRx(3*qpPageSize+2, live)
+	if got, other := foreign.rx(3*qpPageSize+2), foreign.rx(5); got != live || other != nil {
+		t.Errorf("after the first packet: rx = %p and %p, want %p and nil", got, other, live)
+	}
+	foreign.setRx(3*qpPageSize+2, finishedRx)
+	if len(foreign.pages) != 4 || foreign.pages[3] == nil || foreign.pages[3].unfinished != 0 {
+		t.Errorf("another unit's table: %d pages, want 4 kept with none live", len(foreign.pages))
 	}
 }

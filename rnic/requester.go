@@ -13,8 +13,8 @@ import (
 )
 
 func (h *Host) post(m *Message) {
-	h.c.Counters.MessagesPosted++
-	h.c.Counters.BytesPosted += m.Size
+	h.k.MessagesPosted++
+	h.k.BytesPosted += m.Size
 	h.enqueue(h.qpFor(m), m)
 }
 
@@ -22,7 +22,7 @@ func (h *Host) post(m *Message) {
 // QP, or a READ response on a responder context).
 func (h *Host) enqueue(qp *QP, m *Message) {
 	c := h.c
-	now := c.Sim.Now()
+	now := h.sim.Now()
 	m.Posted = now
 	m.FirstClass = -1
 	m.QP, m.QPID = qp, qp.ID
@@ -77,7 +77,7 @@ func (h *Host) checkRTO(now engine.Time) {
 	}
 	if next != engine.Never {
 		h.rtoCheckAt = next
-		h.c.Sim.At(next, h, evRTOCheck)
+		h.sim.At(next, h, evRTOCheck)
 	}
 	if len(h.expired) > 0 {
 		clear(h.expired)
@@ -89,23 +89,23 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 	c := h.c
 	qp := h.qp(p.QP)
 	if qp == nil {
-		c.Counters.DroppedStaleAck++
+		h.k.DroppedStaleAck++
 		return
 	}
 	nack := p.Kind == fabric.Nack
 	una := qp.st.Una
 	var adv int64
 	if nack {
-		c.Counters.Nacks++
+		h.k.Nacks++
 		adv = qp.tx.OnNack(p.Seq, rocev2.DecodeSack(p.Arg))
 	} else {
-		c.Counters.Acks++
+		h.k.Acks++
 		var sack rocev2.Span
 		// Only the reorder-tolerant receiver puts a range on an ACK (an
 		// ATOMIC ACK's argument is the original value).
 		if rocev2.Opcode(p.Op) == rocev2.AckOp && p.Arg != 0 {
 			sack = rocev2.DecodeSack(p.Arg)
-			c.Counters.Sacks++
+			h.k.Sacks++
 		}
 		adv = qp.tx.Acknowledge(now, p.Seq, sack)
 		h.armVerdict(now, qp)
@@ -117,7 +117,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		panic(fmt.Sprintf("rnic: host %d qp %d: acknowledged point moved back from %d to %d", h.ID, qp.ID, una, qp.st.Una))
 	}
 	if p.CNP {
-		c.Counters.CNPs++
+		h.k.CNPs++
 	}
 	// The feedback lives in the Host so that passing it through the
 	// interface does not allocate.
@@ -127,7 +127,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 		fb.RTT = now - p.SentAt
 	}
 	if c.Cfg.CC.NeedsINT {
-		fb.INT = c.Net.Pool.Hops(p)
+		fb.INT = h.pool.Hops(p)
 	}
 	if c.Cfg.CCEnv.NS3Arith { // the peer's transmission began a link delay and a serialization ago
 		fb.Scheduled = now - h.port.Delay - h.port.TxTime(int64(p.Size))
@@ -150,7 +150,7 @@ func (h *Host) receiveAck(now engine.Time, p *fabric.Packet) {
 // response acknowledges the request as in InfiniBand (the responder sends
 // no ACK for it).
 func (h *Host) readArrived(now engine.Time, p *fabric.Packet) {
-	rq := h.c.byID.qp(p.QP) // the responder context, open until this data is acknowledged
+	rq := h.loc.qp(p.QP) // the responder context, open until this data is acknowledged
 	if rq == nil {
 		return // a resent response of a context that closed
 	}
@@ -200,8 +200,8 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 			m.Done = true
 			m.Finished = now
 			if m.Verb != rocev2.ReadResponse { // a responder's own work is not a workload's WQE
-				c.Counters.MessagesDone++
-				c.Counters.BytesDone += m.Size
+				h.k.MessagesDone++
+				h.k.BytesDone += m.Size
 				if m.Ext != nil && m.Ext.OnDone != nil {
 					m.Ext.OnDone(m)
 				}
@@ -231,12 +231,13 @@ func (h *Host) acknowledged(now engine.Time, qp *QP, adv int64, p *fabric.Packet
 }
 
 // Recheck re-evaluates qp's readiness now: a WQE's Wait predicate that
-// depends on state outside the QP calls it when that state changes.
+// depends on state outside the QP calls it when that state changes, on
+// the thread of qp's host (on an engine.World).
 func (c *Cluster) Recheck(qp *QP) {
 	if qp.closed {
 		return
 	}
-	now := c.Sim.Now()
+	now := qp.host.sim.Now()
 	qp.host.updateReady(qp)
 	qp.host.port.Kick(now)
 }

@@ -23,11 +23,11 @@ import (
 // at once.
 func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	c := h.c
-	c.Counters.PayloadArrived += int64(p.Payload)
-	rx := c.byID.rx(p.QP)
+	h.k.PayloadArrived += int64(p.Payload)
+	rx, tab, seq := h.rxState(p.QP)
 	if rx == nil {
 		rx = c.newRx()
-		c.byID.setRx(p.QP, rx)
+		tab.setRx(seq, rx)
 	}
 	h.sched.Received(now, p)
 	op := rocev2.Opcode(p.Op)
@@ -57,9 +57,9 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	held := a.Kept && p.Seq >= a.InOrder // kept above the in-order point (selective repeat)
 	switch {
 	case a.Duplicate:
-		c.Counters.DuplicateData++
+		h.k.DuplicateData++
 	case !a.Kept || held:
-		c.Counters.OutOfOrderData++
+		h.k.OutOfOrderData++
 	}
 	if p.CE && c.Cfg.CNP == CNPPacket {
 		h.notifyCNP(now, rx, p)
@@ -67,7 +67,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	var atomic *Message
 	readEnd := int64(-1)
 	if a.Kept {
-		c.Counters.PayloadInOrder += int64(p.Payload) // in order, or held: it will be
+		h.k.PayloadInOrder += int64(p.Payload) // in order, or held: it will be
 		switch {
 		case op == rocev2.ReadRequest:
 			h.respond(p)
@@ -99,7 +99,7 @@ func (h *Host) receiveData(now engine.Time, p *fabric.Packet) {
 	}
 	h.passed(now, rx, p, a.InOrder, readEnd)
 	if c.Cfg.Mapping.PerFlow && rx.lastEnd > 0 && a.InOrder >= rx.lastEnd && rx.r.Held() == 0 {
-		c.byID.setRx(p.QP, finishedRx) // a per-flow QP's receive state ends with its message
+		tab.setRx(seq, finishedRx) // a per-flow QP's receive state ends with its message
 	}
 }
 
@@ -174,7 +174,7 @@ var finishedRx = &rxQP{}
 // not (respond); anything else is silent. No CNP: nothing is left to slow
 // down.
 func (h *Host) lateDuplicate(now engine.Time, p *fabric.Packet, op rocev2.Opcode, units int64) {
-	h.c.Counters.DuplicateData++
+	h.k.DuplicateData++
 	switch {
 	case op == rocev2.ReadRequest:
 		h.respond(p)
@@ -234,7 +234,7 @@ func (h *Host) reply(now engine.Time, p *fabric.Packet, resp rocev2.Response, se
 // completed (a per-flow QP's receive state ends with its last packet, so
 // such a duplicate looks new).
 func (h *Host) pending(p *fabric.Packet) *Message {
-	if q := h.c.byID.qp(p.QP); q != nil {
+	if q := h.loc.qp(p.QP); q != nil {
 		for _, m := range q.msgs {
 			if m.start == p.Seq {
 				return m
@@ -254,7 +254,7 @@ func (h *Host) respond(p *fabric.Packet) {
 	}
 	m.answered = true
 	if h.c.OnRead != nil {
-		h.c.OnRead(h.c.Sim.Now(), h, m)
+		h.c.OnRead(h.sim.Now(), h, m)
 	}
 	q := m.QP
 	rq := h.responders[q.ID]
@@ -327,7 +327,7 @@ func (h *Host) SetWord(addr, v uint64) {
 // newReply makes a control packet from this host back to p's sender, for
 // p's QP, hashing on the reversed ports.
 func (h *Host) newReply(p *fabric.Packet, kind fabric.Kind) *fabric.Packet {
-	a := h.c.Net.Pool.Get()
+	a := h.pool.Get()
 	a.Kind = kind
 	a.Src, a.Dst = int32(h.ID), p.Src
 	a.SPort, a.DPort = p.DPort, p.SPort

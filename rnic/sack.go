@@ -33,7 +33,7 @@ func (h *Host) armVerdict(now engine.Time, qp *QP) {
 		return
 	}
 	t.at = max(at, now)
-	h.c.Sim.At(t.at, t, 0)
+	h.sim.At(t.at, t, 0)
 }
 
 // Fire re-judges the QP's holes with nothing new acknowledged: the window

@@ -425,7 +425,8 @@ func (d *driver) next() {
 		// it to its source host's unit; the flows that start within the
 		// first lookahead are posted before the run.
 		if at := f.Start - s.lead; at >= 0 || s.running {
-			s.World.Sim(int(s.driverUnit)).At(max(at, s.Engine.Now()), d, 0)
+			ds := s.World.Sim(int(s.driverUnit)) // its own clock: another thread's runs apart
+			ds.At(max(at, ds.Now()), d, 0)
 			return
 		}
 		m := d.message(f)

@@ -278,7 +278,7 @@ func (ref *ns3Ref) compare(t testing.TB, s *scenario.Scenario, cc string, stop e
 // ns-3 profile instead of its compat field's.
 func (ref *ns3Ref) compareRules(t testing.TB, s *scenario.Scenario, cc string, stop engine.Time, rules ns3Rules) ns3Comparison {
 	t.Helper()
-	sim, err := build(s, rules)
+	sim, err := build(s, rules, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,12 +52,12 @@ func TestParallelSameForEveryThreadCount(t *testing.T) {
 		sets []string
 	}{
 		{"default", []string{"duration=60us"}},
-		{"default", []string{"duration=40us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=spray", "workload.load=0.8"}},
+		{"default", []string{"duration=100us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=adaptive", "workload.load=0.8"}},
 		{"default", []string{"duration=40us", "switch.pfc=false", "cc.algorithm=hpcc"}},
 		{"default", []string{"duration=40us", "switch.credit.bytes=64KB"}},
 		{"storm-cloud", []string{"duration=40us"}},
 		{"incast-star", []string{"duration=40us", "trace.interval=5us", "trace.metrics=[queue_depth,pause_time,utilisation,qp_rate,efficiency]"}},
-		{"default", []string{"duration=40us", "nic.receiver=selective", "switch.routing.kind=spray", "topology.kind=fat-tree", "topology.k=4"}},
+		{"default", []string{"duration=100us", "nic.receiver=selective", "switch.routing.kind=spray", "topology.kind=fat-tree", "topology.k=4", "workload.load=0.8"}},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(append([]string{tc.name}, tc.sets...), ","), func(t *testing.T) {

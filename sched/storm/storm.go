@@ -143,7 +143,7 @@ func newScheduler(p Params, env Env) *Scheduler {
 // Attach implements rnic.Scheduler.
 func (s *Scheduler) Attach(h *rnic.Host) {
 	s.h = h
-	s.sim = h.Cluster().Sim
+	s.sim = h.Sim() // its unit's, on an engine.World
 	s.bdp = s.p.BDPBytes
 	if s.bdp == 0 {
 		s.bdp = s.env.BDP
