@@ -38,6 +38,7 @@ type World struct {
 	pending atomic.Int32
 	quit    atomic.Bool
 	workers []*worker
+	spin    int // spinLimit, set by Run
 	wg      sync.WaitGroup
 	panics  []any // a worker's panic, re-raised by the coordinator
 
@@ -243,6 +244,7 @@ func (s *Sim) Hand(src, dst int32, c Courier) {
 // length of the call.
 func (w *World) Run(until Time) bool {
 	w.stopped = false
+	w.spin = spinLimit(len(w.sims))
 	if len(w.sims) > 1 {
 		w.panics = make([]any, len(w.sims))
 		w.quit.Store(false)
@@ -373,6 +375,19 @@ type worker struct {
 // between looks (the coordinator): about 20-50 us.
 const spinChecks = 20000
 
+// spinLimit is how long a World's threads spin (spinChecks), or 0 when
+// there are more threads than the Go scheduler runs at once
+// (GOMAXPROCS): then a spinning thread holds a processor that a thread
+// with work needs until the scheduler preempts it, some 10 ms later, at
+// every window (8 threads on 2 cores took minutes for what 2 do in a
+// second), so threads park at once and the coordinator yields.
+func spinLimit(threads int) int {
+	if threads > runtime.GOMAXPROCS(0) {
+		return 0
+	}
+	return spinChecks
+}
+
 // dispatch hands every worker the task t: a window's end, -1 to deliver.
 func (w *World) dispatch(t Time) {
 	w.task.Store(int64(t))
@@ -401,7 +416,7 @@ func (w *World) work(wk *worker) {
 
 // next waits for the next task's epoch: spinning, then parked.
 func (w *World) next(wk *worker) {
-	for range spinChecks {
+	for range w.spin {
 		if e := w.epoch.Load(); e != wk.seen {
 			wk.seen = e
 			return
@@ -436,7 +451,7 @@ func (w *World) step(s *Sim, end Time) {
 // thread's panic, if any.
 func (w *World) await() {
 	for i := 0; w.pending.Load() != 0; i++ {
-		if i >= spinChecks {
+		if i >= w.spin {
 			runtime.Gosched() // the workers may need this core
 		}
 	}
