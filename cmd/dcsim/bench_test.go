@@ -300,32 +300,41 @@ func benchScenarioWith(b *testing.B, opt benchOptions, name string, sets ...stri
 //	go test ./cmd/dcsim -run '^$' -bench Build -benchtime 1x -count 3
 func BenchmarkBuild(b *testing.B) {
 	for _, k := range []int{16, 32, 48} {
-		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
-			var heap uint64
-			var cpu float64
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				s, err := wiring.Catalog().Load("default", []string{"topology.kind=fat-tree", fmt.Sprintf("topology.k=%d", k)})
-				if err != nil {
-					b.Fatal(err)
-				}
-				runtime.GC()
-				cpu0 := cpuSeconds()
-				b.StartTimer()
-				sim, err := wiring.Build(s)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				cpu += cpuSeconds() - cpu0
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				heap = max(heap, ms.HeapInuse)
-				runtime.KeepAlive(sim)
-				b.StartTimer()
-			}
-			b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
-			b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
-		})
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) { benchBuild(b, k, 0) })
 	}
+	// The parallel engine's build (its per-thread views, pools and
+	// queues), at 2 threads.
+	for _, k := range []int{32, 48} {
+		b.Run(fmt.Sprintf("k=%d/threads=2", k), func(b *testing.B) { benchBuild(b, k, 2) })
+	}
+}
+
+// benchBuild is BenchmarkBuild on a k-ary fat-tree, on the parallel
+// engine with threads threads (0: the sequential engine).
+func benchBuild(b *testing.B, k, threads int) {
+	var heap uint64
+	var cpu float64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s, err := wiring.Catalog().Load("default", []string{"topology.kind=fat-tree", fmt.Sprintf("topology.k=%d", k)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		cpu0 := cpuSeconds()
+		b.StartTimer()
+		sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: threads})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		cpu += cpuSeconds() - cpu0
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap = max(heap, ms.HeapInuse)
+		runtime.KeepAlive(sim)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(heap)/(1<<20), "heapMiB")
+	b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 }
