@@ -319,7 +319,8 @@ func (c *Cluster) place(hosts int, place func(h int) placement) {
 }
 
 // installChecks runs Check every checkEvery events of each thread. With
-// more than one thread, each checks only its own hosts' QPs (checkQPs): the
+// more than one thread (of the World, whether or not they run hosts),
+// each checks only its own hosts' QPs (checkQPs): the
 // network-wide conservation laws of Check sum over every thread, which
 // another thread's check cannot read while it runs.
 func (c *Cluster) installChecks() {
@@ -329,9 +330,16 @@ func (c *Cluster) installChecks() {
 	// cheap per-packet assertions (acknowledgement and in-order points
 	// never move back) run at every event.
 	const checkEvery = 64
+	// The threads that run no host (a World's upper switches, its
+	// generators) run the network too, so it is the World's thread count
+	// that decides, not the hosts'.
+	threads := len(c.locals)
+	if w := c.Net.World(); w != nil {
+		threads = w.Threads()
+	}
 	for _, l := range c.locals {
 		check := c.Check
-		if len(c.locals) > 1 {
+		if threads > 1 {
 			check = func() error { return checkQPs(l.hosts) }
 		}
 		n := 0

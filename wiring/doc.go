@@ -11,6 +11,19 @@
 //	res := sim.Run(wiring.Options{})    // arrivals until duration, then the drain
 //	err = res.WriteDir("out/my-run")    // flows, run, iterations, collectives, samples parquet
 //
+// # The parallel engine
+//
+// BuildWith(s, BuildOptions{Threads: n}) builds on an engine.World
+// (docs/parallel.md): the fabric's units (fabric.Units) plus one unit of
+// flow generators, which makes each flow one lookahead before its start
+// and sends it to its source's unit (driver), so that flow ids and
+// starts are the sequential engine's. The flow recorder, the counters and
+// the sampler read the simulation between World.Runs, when no thread
+// runs; the run loop ends a Run at every sample time. Every file is the
+// same for every n; ParallelRefusal and addWorkloads refuse what cannot
+// run there yet (the ns-3 profile, congestion isolation, training runs
+// and closed loops, whose completions post at once on other hosts).
+//
 // # Plugin tables
 //
 // Each scheduler, congestion-control algorithm, router and workload kind
