@@ -17,6 +17,13 @@ import (
 // (wall time cleared).
 func runParallel(t *testing.T, threads int, name string, sets ...string) ([]byte, analysis.RunRecord) {
 	t.Helper()
+	files, run, _ := runParallelSim(t, threads, name, sets...)
+	return files, run
+}
+
+// runParallelSim is runParallel that also returns the simulation.
+func runParallelSim(t *testing.T, threads int, name string, sets ...string) ([]byte, analysis.RunRecord, *Sim) {
+	t.Helper()
 	s, err := Catalog().Load(name, sets)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +46,7 @@ func runParallel(t *testing.T, threads int, name string, sets ...string) ([]byte
 	}
 	run := res.Run
 	run.WallSeconds = 0
-	return flows, run
+	return flows, run, sim
 }
 
 // The parallel engine's contract (docs/parallel.md, "Determinism"): the
@@ -124,23 +131,7 @@ func TestParallelBounds(t *testing.T) {
 	} {
 		var want []byte
 		for _, threads := range []int{1, 2, 4, 8, 16} {
-			s, err := Catalog().Load("default", c.sets)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sim, err := BuildWith(s, BuildOptions{Threads: threads})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			res := sim.Run(Options{Dir: dir, RunID: "bounds"})
-			if err := res.WriteDir(dir); err != nil {
-				t.Fatal(err)
-			}
-			flows, err := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
-			if err != nil {
-				t.Fatal(err)
-			}
+			flows, _, sim := runParallelSim(t, threads, "default", c.sets...)
 			if want == nil {
 				want = flows
 			} else if !bytes.Equal(flows, want) {
