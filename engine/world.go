@@ -422,13 +422,24 @@ func (w *World) next(wk *worker) {
 			return
 		}
 	}
-	wk.sleeping.Store(1)
-	if e := w.epoch.Load(); e != wk.seen && wk.sleeping.CompareAndSwap(1, 0) {
-		wk.seen = e // the task came before the coordinator saw us park
-		return
+	for {
+		wk.sleeping.Store(1)
+		if e := w.epoch.Load(); e != wk.seen && wk.sleeping.CompareAndSwap(1, 0) {
+			wk.seen = e // the task came before the coordinator saw us park
+			return
+		}
+		<-wk.wake // dispatch took the flag back and sends
+		if e := w.epoch.Load(); e != wk.seen {
+			wk.seen = e
+			return
+		}
+		// A stale wake-up: dispatch found the flag this worker had set
+		// while it took the epoch's task by the check above, finished it
+		// and parked again, all before dispatch's loop reached it.
+		// Running the task again would count it twice in pending (the
+		// coordinator then waited forever, or went on while this worker
+		// still ran), so it waits for the next epoch.
 	}
-	<-wk.wake // dispatch took the flag back and sends
-	wk.seen = w.epoch.Load()
 }
 
 // step is one task of a worker; a panic in it (a model error such as a
