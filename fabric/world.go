@@ -33,36 +33,119 @@ import (
 //     indices are global (Pool) and whose order of reuse decides no
 //     result.
 
-// Units partitions t's nodes (hosts 0..Hosts-1, then switch s as node
-// Hosts+s) into units for a World: each switch that has hosts attached
-// forms one unit with those hosts; every other switch is a unit on its
-// own. Units are numbered in switch order, so unit s is switch s's.
-// weight[u] estimates unit u's work for engine.NewWorldWeighted: the
-// ports of its switch and hosts, a host's counted double (a NIC's
-// transport fires more events per packet than a switch port).
-func Units(t *Topology) (unitOf []int32, units int, weight []float64) {
-	unitOf = make([]int32, t.Nodes())
-	weight = make([]float64, t.Switches)
-	for s := range t.Switches {
-		unitOf[t.Hosts+s] = int32(s)
+// Grain is how coarse a World's units are (Units).
+type Grain uint8
+
+const (
+	// GrainPod puts a pod in one unit: the switches below the top tier
+	// that links among themselves join (on a fat-tree an edge and
+	// aggregation layer of k/2 + k/2 switches), with their hosts; each
+	// top-tier switch is a unit of its own. On a fabric of two tiers
+	// (spine-leaf) or without tiers it is GrainSwitch. The default: a
+	// packet between pods crosses units twice (aggregation to core,
+	// core to aggregation) instead of four times, and one within a pod
+	// never, so fewer packets take the barrier's copy (docs/parallel.md,
+	// "Units").
+	GrainPod Grain = iota
+	// GrainSwitch makes a unit of each switch with the hosts attached to
+	// it: the finest cut, the most parallelism, the most crossings.
+	GrainSwitch
+)
+
+// ParseGrain reads "pod" or "switch".
+func ParseGrain(s string) (Grain, error) {
+	switch s {
+	case "pod", "":
+		return GrainPod, nil
+	case "switch":
+		return GrainSwitch, nil
 	}
+	return 0, fmt.Errorf("unknown unit grain %q (want pod or switch)", s)
+}
+
+func (g Grain) String() string {
+	if g == GrainSwitch {
+		return "switch"
+	}
+	return "pod"
+}
+
+// Units partitions t's nodes (hosts 0..Hosts-1, then switch s as node
+// Hosts+s) into units for a World, at grain g. A unit is a group of
+// switches (one at GrainSwitch) with the hosts attached to them. Units
+// are numbered in the order of their lowest switch, so at GrainSwitch
+// unit s is switch s's. weight[u] estimates unit u's work for
+// engine.NewWorldWeighted: the ports of its switches and hosts, a host's
+// counted double (a NIC's transport fires more events per packet than a
+// switch port).
+func Units(t *Topology, g Grain) (unitOf []int32, units int, weight []float64) {
+	group := switchGroups(t, g)
+	unitOf = make([]int32, t.Nodes())
+	for s := range t.Switches {
+		unitOf[t.Hosts+s] = -1
+	}
+	for s := range t.Switches { // number the groups by their lowest switch
+		if r := group[s]; unitOf[t.Hosts+r] < 0 {
+			unitOf[t.Hosts+r] = int32(units)
+			units++
+		}
+		unitOf[t.Hosts+s] = unitOf[t.Hosts+group[s]]
+	}
+	weight = make([]float64, units)
 	for _, l := range t.Links {
 		a, b := l.A, l.B
 		if b < t.Hosts {
 			a, b = b, a
 		}
 		if a < t.Hosts && b >= t.Hosts { // a host and its switch
-			unitOf[a] = int32(b - t.Hosts)
-			weight[b-t.Hosts] += 1 + 2
+			unitOf[a] = unitOf[b]
+			weight[unitOf[b]] += 1 + 2
 			continue
 		}
 		for _, v := range [2]int{a, b} {
 			if v >= t.Hosts {
-				weight[v-t.Hosts]++
+				weight[unitOf[v]]++
 			}
 		}
 	}
-	return unitOf, t.Switches, weight
+	return unitOf, units, weight
+}
+
+// switchGroups gives each switch its group's lowest switch: itself at
+// GrainSwitch; at GrainPod, the union of the switches below the top tier
+// joined by links among them (a fabric of fewer than three tiers, or
+// without tiers, keeps a group per switch).
+func switchGroups(t *Topology, g Grain) []int {
+	root := make([]int, t.Switches)
+	for s := range root {
+		root[s] = s
+	}
+	top := TierUnknown
+	for _, tier := range t.Tiers {
+		top = max(top, tier)
+	}
+	if g == GrainSwitch || top < TierCore {
+		return root
+	}
+	find := func(s int) int {
+		for root[s] != s {
+			root[s] = root[root[s]]
+			s = root[s]
+		}
+		return s
+	}
+	for _, l := range t.Links {
+		a, b := l.A-t.Hosts, l.B-t.Hosts
+		if a < 0 || b < 0 || t.Tiers[a] == top || t.Tiers[b] == top {
+			continue
+		}
+		ra, rb := find(a), find(b)
+		root[max(ra, rb)] = min(ra, rb)
+	}
+	for s := range root {
+		root[s] = find(s)
+	}
+	return root
 }
 
 // Lookahead is the smallest delay of a link whose ends are in different

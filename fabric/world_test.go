@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,14 @@ type worldCase struct {
 	name string
 	cfg  func(*Config)
 	topo func(testing.TB) *Topology
+	pods bool // units by pod (GrainPod), not by switch
+}
+
+func (wc worldCase) grain() Grain {
+	if wc.pods {
+		return GrainPod
+	}
+	return GrainSwitch
 }
 
 func fatTree4(tb testing.TB) *Topology {
@@ -78,15 +87,20 @@ func ring6(tb testing.TB) *Topology {
 }
 
 var worldCases = []worldCase{
-	{"pfc-ecn", func(c *Config) {}, fatTree4},
-	{"pfc-ecn-int", func(c *Config) { c.INT = true }, fatTree4},
-	{"lossy", func(c *Config) { c.PFC = false }, fatTree4},
-	{"credits", func(c *Config) { c.Credits, c.MaxFrame = 20000, 1048 }, fatTree4},
-	{"spray", func(c *Config) { c.Router = Spray{Rand: engine.NewStream(1, "spray").Uint32} }, fatTree4},
-	{"adaptive", func(c *Config) { c.Router = &Adaptive{FlowletGap: 2 * engine.Microsecond} }, fatTree4},
+	{"pfc-ecn", func(c *Config) {}, fatTree4, false},
+	{"pfc-ecn-int", func(c *Config) { c.INT = true }, fatTree4, false},
+	{"lossy", func(c *Config) { c.PFC = false }, fatTree4, false},
+	{"credits", func(c *Config) { c.Credits, c.MaxFrame = 20000, 1048 }, fatTree4, false},
+	{"spray", func(c *Config) { c.Router = Spray{Rand: engine.NewStream(1, "spray").Uint32} }, fatTree4, false},
+	{"adaptive", func(c *Config) { c.Router = &Adaptive{FlowletGap: 2 * engine.Microsecond} }, fatTree4, false},
 	// Lossy: under PFC the ring's cyclic buffer dependencies deadlock this
 	// traffic (on a plain network too).
-	{"shortest-paths", func(c *Config) { c.PFC, c.LossyQueueLimit = false, 30*engine.KB }, ring6},
+	{"shortest-paths", func(c *Config) { c.PFC, c.LossyQueueLimit = false, 30*engine.KB }, ring6, false},
+	// Units by pod: links within a unit between switches, and the
+	// crossings left between pods and cores.
+	{"pods-pfc-ecn-int", func(c *Config) { c.INT = true }, fatTree4, true},
+	{"pods-credits", func(c *Config) { c.Credits, c.MaxFrame = 20000, 1048 }, fatTree4, true},
+	{"pods-adaptive", func(c *Config) { c.Router = &Adaptive{FlowletGap: 2 * engine.Microsecond} }, fatTree4, true},
 }
 
 // runWorld runs a case on a World split by first (nil: weighted over
@@ -99,7 +113,7 @@ func runWorld(t *testing.T, wc worldCase, threads int, first []int32) string {
 	cfg.Buffer = 400 * engine.KB
 	cfg.ECNKmin, cfg.ECNKmax, cfg.ECNPmax = 10*engine.KB, 80*engine.KB, 0.3
 	wc.cfg(&cfg)
-	unitOf, units, weight := Units(topo)
+	unitOf, units, weight := Units(topo, wc.grain())
 	la, err := Lookahead(topo, unitOf)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +235,8 @@ func TestWorldSameForEveryThreadCount(t *testing.T) {
 		want := runWorld(t, wc, 1, nil)
 		// Uneven splits: one unit against the rest, and most units on one
 		// thread.
-		u := int32(wc.topo(t).Switches)
+		_, units, _ := Units(wc.topo(t), wc.grain())
+		u := int32(units)
 		splits := map[string][]int32{"one-many-one": {0, 1, u - 1, u}, "most-one": {0, u - 2, u}}
 		for threads := 2; threads <= 4; threads++ {
 			if got := runWorld(t, wc, threads, nil); got != want {
@@ -252,7 +267,7 @@ func firstDiff(a, b string) string {
 // counted double.
 func TestUnits(t *testing.T) {
 	topo := fatTree4(t) // 16 hosts; edges 0-7 with 2 hosts each, then aggregations and cores
-	unitOf, units, weight := Units(topo)
+	unitOf, units, weight := Units(topo, GrainSwitch)
 	if units != 20 || len(weight) != 20 || len(unitOf) != 36 {
 		t.Fatalf("%d units, %d weights, %d nodes; want 20, 20, 36", units, len(weight), len(unitOf))
 	}
@@ -269,6 +284,43 @@ func TestUnits(t *testing.T) {
 	// An edge: 2 up ports and 2 hosts (3 each); an aggregation or core: 4 ports.
 	if weight[0] != 8 || weight[19] != 4 {
 		t.Errorf("weights %v, want 8 for an edge and 4 for a core", weight)
+	}
+
+	// By pod: pod p's two edges, two aggregations and four hosts are unit
+	// p; each core is a unit of its own, after the pods.
+	unitOf, units, weight = Units(topo, GrainPod)
+	if units != 8 || len(weight) != 8 {
+		t.Fatalf("by pod: %d units, %d weights; want 8", units, len(weight))
+	}
+	for v := range topo.Nodes() {
+		want := int32(-1)
+		switch s := v - 16; {
+		case v < 16:
+			want = int32(v / 4)
+		case s < 8: // edges, two per pod
+			want = int32(s / 2)
+		case s < 16: // aggregations, two per pod
+			want = int32((s - 8) / 2)
+		default:
+			want = int32(4 + s - 16)
+		}
+		if unitOf[v] != want {
+			t.Errorf("by pod: node %d in unit %d, want %d", v, unitOf[v], want)
+		}
+	}
+	// A pod: two edges (8 each) and two aggregations (4 each); a core 4.
+	if weight[0] != 24 || weight[7] != 4 {
+		t.Errorf("by pod: weights %v, want 24 for a pod and 4 for a core", weight)
+	}
+	// A spine-leaf has no pods: by pod is by switch.
+	sl, err := SpineLeaf(SpineLeafConfig{Leaves: 4, HostsPerLeaf: 2, Spines: 2, HostLink: 100 * engine.Gbps, FabricLink: 100 * engine.Gbps, Delay: engine.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := Units(sl, GrainPod)
+	b, _, _ := Units(sl, GrainSwitch)
+	if !slices.Equal(a, b) {
+		t.Errorf("spine-leaf by pod %v, by switch %v", a, b)
 	}
 }
 
@@ -287,7 +339,7 @@ func linkOf(t *Topology, h int) int {
 // between units.
 func TestLookahead(t *testing.T) {
 	topo := fatTree4(t)
-	unitOf, _, _ := Units(topo)
+	unitOf, _, _ := Units(topo, GrainSwitch)
 	if la, err := Lookahead(topo, unitOf); err != nil || la != engine.Microsecond {
 		t.Fatalf("lookahead %v, %v; want 1us", la, err)
 	}
@@ -313,7 +365,7 @@ func TestLookahead(t *testing.T) {
 // fabric/isolation's refusal is tested there.
 func TestBuildWorldRefuses(t *testing.T) {
 	topo := fatTree4(t)
-	unitOf, _, _ := Units(topo)
+	unitOf, _, _ := Units(topo, GrainSwitch)
 	for _, c := range []struct {
 		name string
 		cfg  func(*Config)
@@ -368,7 +420,7 @@ func BenchmarkWorldFatTree(b *testing.B) {
 					sim = engine.NewSim(7)
 					n, err = Build(sim, topo, cfg)
 				} else {
-					unitOf, _, weight := Units(topo)
+					unitOf, _, weight := Units(topo, GrainSwitch)
 					w, err = engine.NewWorldWeighted(7, weight, threads, engine.Microsecond)
 					if err == nil {
 						n, err = BuildWorld(w, unitOf, topo, cfg)
@@ -424,7 +476,7 @@ func TestCountersAndHostThreads(t *testing.T) {
 		t.Error("a plain network's host is not on n.Sim, unit 0, n.Pool")
 	}
 	topo := fatTree4(t)
-	unitOf, units, _ := Units(topo)
+	unitOf, units, _ := Units(topo, GrainSwitch)
 	w, err := engine.NewWorld(1, units, 3, engine.Microsecond)
 	if err != nil {
 		t.Fatal(err)

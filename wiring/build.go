@@ -139,6 +139,11 @@ type BuildOptions struct {
 	// across units and in per-switch random streams. Not every scenario
 	// can run there yet (ParallelRefusal).
 	Threads int
+	// Units is how coarse the parallel engine's units are (fabric.Grain):
+	// by pod (the default) or by switch. The rows are the same for every
+	// thread count at either grain; the two grains differ from each other
+	// as the engines do, in the order of same-time events across units.
+	Units fabric.Grain
 }
 
 // BuildWith is Build with options.
@@ -174,7 +179,7 @@ func build(s *scenario.Scenario, rules ns3Rules, opt BuildOptions) (*Sim, error)
 	var unitOf []int32
 	var units int
 	if opt.Threads > 0 {
-		if world, unitOf, units, err = newWorld(s, topo, opt.Threads); err != nil {
+		if world, unitOf, units, err = newWorld(s, topo, opt.Threads, opt.Units); err != nil {
 			return nil, err
 		}
 		eng = world.Sim(0)

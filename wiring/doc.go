@@ -14,7 +14,9 @@
 // # The parallel engine
 //
 // BuildWith(s, BuildOptions{Threads: n}) builds on an engine.World
-// (docs/parallel.md): the fabric's units (fabric.Units) plus one unit of
+// (docs/parallel.md): the fabric's units (fabric.Units at
+// BuildOptions.Units: a pod with its hosts by default, a switch with its
+// hosts at fabric.GrainSwitch) plus one unit of
 // flow generators, which makes each flow one lookahead before its start
 // and sends it to its source's unit (driver), so that flow ids and
 // starts are the sequential engine's. The flow recorder, the counters and

@@ -9,8 +9,8 @@ import (
 )
 
 // The parallel engine (BuildOptions.Threads, docs/parallel.md): the
-// fabric's units (fabric.Units: a switch with its hosts, or a switch
-// alone) plus one unit of flow generators, run by up to Threads threads
+// fabric's units (fabric.Units: by default a pod with its hosts, a leaf
+// with its hosts on two tiers, a top-tier switch alone) plus one unit of flow generators, run by up to Threads threads
 // in windows of one lookahead, the smallest delay of a link between
 // units.
 //
@@ -38,8 +38,8 @@ func ParallelRefusal(s *scenario.Scenario) string {
 
 // newWorld makes the parallel engine for topology t: the fabric's units,
 // then the generators' unit, split among threads by weight.
-func newWorld(s *scenario.Scenario, t *fabric.Topology, threads int) (w *engine.World, unitOf []int32, units int, err error) {
-	unitOf, units, weight := fabric.Units(t)
+func newWorld(s *scenario.Scenario, t *fabric.Topology, threads int, grain fabric.Grain) (w *engine.World, unitOf []int32, units int, err error) {
+	unitOf, units, weight := fabric.Units(t, grain)
 	lookahead, err := fabric.Lookahead(t, unitOf)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("threads: %v", err)

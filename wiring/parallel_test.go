@@ -9,26 +9,28 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/analysis"
+	"github.com/dcsim/dcsim/fabric"
 )
 
 // runParallel runs scenario name with sets on the parallel engine with
-// threads threads and returns its files but run.parquet, concatenated
+// threads threads (units by pod) and returns its files but run.parquet, concatenated
 // (flows.parquet, then samples.parquet if traced), and its run record
 // (wall time cleared).
 func runParallel(t *testing.T, threads int, name string, sets ...string) ([]byte, analysis.RunRecord) {
 	t.Helper()
-	files, run, _ := runParallelSim(t, threads, name, sets...)
+	files, run, _ := runParallelSim(t, BuildOptions{Threads: threads}, name, sets...)
 	return files, run
 }
 
-// runParallelSim is runParallel that also returns the simulation.
-func runParallelSim(t *testing.T, threads int, name string, sets ...string) ([]byte, analysis.RunRecord, *Sim) {
+// runParallelSim is runParallel with any build options that also returns
+// the simulation.
+func runParallelSim(t *testing.T, opt BuildOptions, name string, sets ...string) ([]byte, analysis.RunRecord, *Sim) {
 	t.Helper()
 	s, err := Catalog().Load(name, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, err := BuildWith(s, BuildOptions{Threads: threads})
+	sim, err := BuildWith(s, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,28 +54,31 @@ func runParallelSim(t *testing.T, threads int, name string, sets ...string) ([]b
 // The parallel engine's contract (docs/parallel.md, "Determinism"): the
 // same rows for every thread count, on every kind of fabric it runs:
 // the default spine-leaf, a fat-tree with packet spraying, lossy and
-// credit-based links, INT (HPCC) and STORM's grants.
+// credit-based links, INT (HPCC) and STORM's grants; units by pod (the
+// default) and, on a fat-tree, by switch.
 func TestParallelSameForEveryThreadCount(t *testing.T) {
 	cases := []struct {
-		name string
-		sets []string
+		name  string
+		sets  []string
+		units fabric.Grain
 	}{
-		{"default", []string{"duration=60us"}},
-		{"default", []string{"duration=100us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=adaptive", "workload.load=0.8"}},
-		{"default", []string{"duration=40us", "switch.pfc=false", "cc.algorithm=hpcc"}},
-		{"default", []string{"duration=40us", "switch.credit.bytes=64KB"}},
-		{"storm-cloud", []string{"duration=40us"}},
-		{"incast-star", []string{"duration=40us", "trace.interval=5us", "trace.metrics=[queue_depth,pause_time,utilisation,qp_rate,efficiency]"}},
-		{"default", []string{"duration=100us", "nic.receiver=selective", "switch.routing.kind=spray", "topology.kind=fat-tree", "topology.k=4", "workload.load=0.8"}},
+		{"default", []string{"duration=60us"}, 0},
+		{"default", []string{"duration=100us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=adaptive", "workload.load=0.8"}, 0},
+		{"default", []string{"duration=40us", "switch.pfc=false", "cc.algorithm=hpcc"}, 0},
+		{"default", []string{"duration=40us", "switch.credit.bytes=64KB"}, 0},
+		{"storm-cloud", []string{"duration=40us"}, 0},
+		{"incast-star", []string{"duration=40us", "trace.interval=5us", "trace.metrics=[queue_depth,pause_time,utilisation,qp_rate,efficiency]"}, 0},
+		{"default", []string{"duration=100us", "nic.receiver=selective", "switch.routing.kind=spray", "topology.kind=fat-tree", "topology.k=4", "workload.load=0.8"}, 0},
+		{"default", []string{"duration=100us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=adaptive", "workload.load=0.8"}, fabric.GrainSwitch},
 	}
 	for _, tc := range cases {
-		t.Run(strings.Join(append([]string{tc.name}, tc.sets...), ","), func(t *testing.T) {
-			flows1, run1 := runParallel(t, 1, tc.name, tc.sets...)
+		t.Run(strings.Join(append([]string{tc.name, "units=" + tc.units.String()}, tc.sets...), ","), func(t *testing.T) {
+			flows1, run1, _ := runParallelSim(t, BuildOptions{Threads: 1, Units: tc.units}, tc.name, tc.sets...)
 			if run1.FlowsTotal == 0 || run1.FlowsDone == 0 {
 				t.Fatalf("no flows ran: %+v", run1)
 			}
 			for _, threads := range []int{2, 3} {
-				flows, run := runParallel(t, threads, tc.name, tc.sets...)
+				flows, run, _ := runParallelSim(t, BuildOptions{Threads: threads, Units: tc.units}, tc.name, tc.sets...)
 				if !bytes.Equal(flows, flows1) {
 					t.Errorf("%d threads: flows.parquet differs from 1 thread's", threads)
 				}
@@ -123,15 +128,17 @@ func TestParallelBounds(t *testing.T) {
 		t.Skip("long: set DCSIM_LONG=1")
 	}
 	for _, c := range []struct {
-		name string
-		sets []string
+		name  string
+		sets  []string
+		units fabric.Grain
 	}{
-		{"default 128 hosts, 200us", []string{"duration=200us"}},
-		{"fat-tree k=16 (1,024 hosts), 50us", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}},
+		{"default 128 hosts, 200us", []string{"duration=200us"}, fabric.GrainPod},
+		{"fat-tree k=16 (1,024 hosts), 50us, units by pod", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}, fabric.GrainPod},
+		{"fat-tree k=16 (1,024 hosts), 50us, units by switch", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}, fabric.GrainSwitch},
 	} {
 		var want []byte
 		for _, threads := range []int{1, 2, 4, 8, 16} {
-			flows, _, sim := runParallelSim(t, threads, "default", c.sets...)
+			flows, _, sim := runParallelSim(t, BuildOptions{Threads: threads, Units: c.units}, "default", c.sets...)
 			if want == nil {
 				want = flows
 			} else if !bytes.Equal(flows, want) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/wiring"
 )
 
@@ -173,7 +174,8 @@ var largeFabrics = []struct {
 }
 
 // BenchmarkParallel is BenchmarkLargeFabric's runs on the parallel engine
-// (--threads, docs/parallel.md) at 1 and 2 threads. Besides
+// (--threads, docs/parallel.md) at 1 and 2 threads, with units by pod and,
+// on the fat-trees, by switch (--units; the same on spine-leaf). Besides
 // benchScenario's metrics it reports the World's: windows run, events
 // per window, the speed-up its partition allows (events over the
 // critical path's, docs/parallel.md), and the barrier's cost per window
@@ -183,10 +185,15 @@ var largeFabrics = []struct {
 //	go test ./cmd/dcsim -run '^$' -bench 'Parallel/hosts=(128|1024|8192)' -benchtime 1x -count 6
 func BenchmarkParallel(b *testing.B) {
 	for _, tc := range largeFabrics {
-		for _, threads := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/threads=%d", tc.name, threads), func(b *testing.B) {
-				benchScenarioWith(b, benchOptions{threads: threads}, "default", append(tc.sets, "duration=100us")...)
-			})
+		for _, units := range []fabric.Grain{fabric.GrainPod, fabric.GrainSwitch} {
+			if units == fabric.GrainSwitch && tc.sets == nil {
+				continue // spine-leaf: a unit per switch either way
+			}
+			for _, threads := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/units=%s/threads=%d", tc.name, units, threads), func(b *testing.B) {
+					benchScenarioWith(b, benchOptions{threads: threads, units: units}, "default", append(tc.sets, "duration=100us")...)
+				})
+			}
 		}
 	}
 }
@@ -222,11 +229,12 @@ func benchScenarioIn(b *testing.B, dir, name string, sets ...string) {
 }
 
 // benchOptions are benchScenarioWith's: the directory files are streamed
-// to ("" for none) and the parallel engine's threads (0: the sequential
-// engine).
+// to ("" for none), the parallel engine's threads (0: the sequential
+// engine) and its units.
 type benchOptions struct {
 	dir     string
 	threads int
+	units   fabric.Grain
 }
 
 func benchScenarioWith(b *testing.B, opt benchOptions, name string, sets ...string) {
@@ -241,7 +249,7 @@ func benchScenarioWith(b *testing.B, opt benchOptions, name string, sets ...stri
 		if err != nil {
 			b.Fatal(err)
 		}
-		sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: opt.threads})
+		sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: opt.threads, Units: opt.units})
 		if err != nil {
 			b.Fatal(err)
 		}

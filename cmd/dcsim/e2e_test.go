@@ -341,11 +341,12 @@ func TestProgressFitsTerminal(t *testing.T) {
 // there is bad input.
 func TestRunThreads(t *testing.T) {
 	base := t.TempDir()
-	read := func(threads string) []byte {
-		dir := filepath.Join(base, threads)
-		if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--quiet", "--run-id", "job-1", "--out", dir,
-			"--set", "topology.kind=fat-tree", "--set", "topology.k=4", "--set", "duration=100us", "--threads", threads); code != 0 {
-			t.Fatalf("--threads %s: exit %d: %s", threads, code, stderr)
+	read := func(threads string, more ...string) []byte {
+		dir := filepath.Join(base, threads+strings.Join(more, ""))
+		args := append([]string{"run", "testdata/small.yaml", "--quiet", "--run-id", "job-1", "--out", dir,
+			"--set", "topology.kind=fat-tree", "--set", "topology.k=4", "--set", "duration=100us", "--threads", threads}, more...)
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("--threads %s %v: exit %d: %s", threads, more, code, stderr)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, analysis.FlowsFile))
 		if err != nil {
@@ -356,13 +357,17 @@ func TestRunThreads(t *testing.T) {
 	if one, two := read("1"), read("2"); len(one) == 0 || !bytes.Equal(one, two) {
 		t.Error("flows.parquet differs between --threads 1 and 2")
 	}
+	if one, two := read("1", "--units", "switch"), read("2", "--units", "switch"); len(one) == 0 || !bytes.Equal(one, two) {
+		t.Error("flows.parquet differs between --threads 1 and 2 with --units switch")
+	}
 	for _, bad := range [][]string{
 		{"--threads", "0"}, {"--threads", "two"}, {"--threads", "100000"},
 		{"--threads", "1", "--set", "compat=hpcc-ns3"},
+		{"--threads", "2", "--units", "rack"}, {"--units", "switch"},
 	} {
 		args := append([]string{"run", "testdata/small.yaml", "--out", filepath.Join(base, "bad")}, bad...)
 		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.HasPrefix(stderr, "dcsim: ") || strings.Count(stderr, "\n") != 1 ||
-			!strings.Contains(stderr, "threads") {
+			!strings.Contains(stderr, "threads") && !strings.Contains(stderr, "units") {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and one line", bad, code, stderr)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
+	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/internal/textline"
 	"github.com/dcsim/dcsim/wiring"
 )
@@ -25,7 +26,7 @@ func newRunCmd() *cobra.Command {
 	var out string
 	var quiet bool
 	var runID string
-	var threads string
+	var threads, units string
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO]",
 		Short: "run one scenario and print its summary",
@@ -47,7 +48,9 @@ error writing --out (a full disk), with exit 1.
 --threads N runs the scenario on the parallel engine (docs/parallel.md)
 with N threads ("auto": one per CPU): its rows are the same for every N,
 and differ from the default engine's only in the order of same-time events
-between parts of the fabric and in per-switch random streams. Open-loop
+between parts of the fabric and in per-switch random streams. --units
+pod|switch chooses the parts (pod by default); the rows depend on it, not
+on N. Open-loop
 workloads only; training runs, closed loops, the ns-3 profile and
 congestion isolation run on the default engine.`,
 		Example: `  dcsim run
@@ -80,7 +83,14 @@ congestion isolation run on the default engine.`,
 			if err != nil {
 				return badInput(err)
 			}
-			sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: n})
+			grain, err := fabric.ParseGrain(units)
+			if err != nil {
+				return badInput(fmt.Errorf("--units: %q, want pod or switch", textline.Clip(units)))
+			}
+			if n == 0 && units != "" {
+				return badInput(fmt.Errorf("--units: %s applies to the parallel engine; give --threads too", grain))
+			}
+			sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: n, Units: grain})
 			if err != nil {
 				return badInput(err)
 			}
@@ -151,6 +161,7 @@ congestion isolation run on the default engine.`,
 	cmd.Flags().StringVar(&out, "out", "", "directory for the results (default out/NAME-HASH)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print nothing but errors")
 	cmd.Flags().StringVar(&threads, "threads", "", `run on the parallel engine with N threads, or "auto" for one per CPU (default: the sequential engine)`)
+	cmd.Flags().StringVar(&units, "units", "", `with --threads: cut the fabric into units by "pod" (the default; a leaf on two tiers) or by "switch" (more parallelism, more packets crossing units)`)
 	cmd.Flags().StringVar(&runID, "run-id", "", "the run's run_id in every file, e.g. a SLURM job id (default: a fresh UUIDv7; same seed and id give byte-identical files but run.parquet's wall_seconds)")
 	return cmd
 }

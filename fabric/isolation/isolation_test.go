@@ -436,7 +436,7 @@ func buildWorld(t *testing.T, cfg fabric.Config) (*fabric.Network, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unitOf, units, _ := fabric.Units(topo)
+	unitOf, units, _ := fabric.Units(topo, fabric.GrainSwitch)
 	w, err := engine.NewWorld(1, units, 2, engine.Microsecond)
 	if err != nil {
 		t.Fatal(err)
