@@ -43,6 +43,11 @@ type World struct {
 	panics  []any // a worker's panic, re-raised by the coordinator
 
 	winEnd Time // end (exclusive) of the open window; 0 if none is open
+	// barrier is the model's state outside every unit (SetBarrier);
+	// barrierEnd is the end of the window its At is running for, 0
+	// outside At.
+	barrier    Barrier
+	barrierEnd Time
 
 	stats  WorldStats
 	before []uint64 // events per thread at the window's start
@@ -236,6 +241,45 @@ func (s *Sim) Hand(src, dst int32, c Courier) {
 	s.out[t] = append(s.out[t], remote{c: c, src: src, dst: dst})
 }
 
+// A Barrier is model state that belongs to no unit: SimAI's collective
+// progress, which a completion anywhere advances and which posts
+// transfers on many hosts. Units hand it what happened (the model keeps
+// one buffer per unit, which only that unit's handlers fill); at the end
+// of every window, after the exchange, when no thread runs, the World
+// calls At, which takes what the units handed it, does its own work due
+// before end in an order that depends on the simulation only, and puts
+// what follows into the units' queues with Schedule, at or after end. A
+// model whose barrier's effects on units are never sooner than one
+// lookahead after their causes runs exactly as on one queue, but for the
+// order of same-time work (docs/parallel.md, "State that crosses units").
+type Barrier interface {
+	// Next is the time of the barrier's earliest pending work, or Never:
+	// a window opens there even when no unit has an event.
+	Next() Time
+	// At does the barrier's work before end, the end of the window just
+	// run.
+	At(w *World, end Time)
+}
+
+// SetBarrier makes b the world's barrier (nil: none). Call it before Run.
+func (w *World) SetBarrier(b Barrier) { w.barrier = b }
+
+// Schedule puts h.Fire(at, kind) into unit u's queue, from a Barrier's At
+// (at must be at least the window's end) or before the first Run (at
+// least Now).
+func (w *World) Schedule(u int, at Time, h Handler, kind uint8) {
+	floor := w.Now()
+	if w.barrierEnd > 0 {
+		floor = w.barrierEnd
+	} else if w.winEnd != 0 {
+		panic("engine: World.Schedule during a window; units use At and Send")
+	}
+	if at < floor {
+		panic(fmt.Sprintf("engine: World.Schedule at %v into unit %d, before %v: the barrier's work reaches units one lookahead (%v) late at most", at, u, floor, w.lookahead))
+	}
+	w.Sim(u).q.Push(at, h, kind)
+}
+
 // Run runs the world until every queue is empty (true), until no event
 // is due at or before until (false), or until a handler calls Stop (the
 // window it stopped in is finished by every unit, so that the stop point
@@ -289,6 +333,11 @@ func (w *World) Run(until Time) bool {
 			return false
 		}
 		w.exchange()
+		if w.barrier != nil {
+			w.barrierEnd = w.winEnd
+			w.barrier.At(w, w.winEnd)
+			w.barrierEnd = 0
+		}
 		w.winEnd = 0
 	}
 }
@@ -305,6 +354,9 @@ func (w *World) setClocks(t Time) {
 // sent events enter their queues) depend on the simulation only.
 func (w *World) nextEvent() Time {
 	t := Never
+	if w.barrier != nil {
+		t = w.barrier.Next()
+	}
 	for _, s := range w.sims {
 		t = min(t, s.q.Peek())
 	}

@@ -48,6 +48,9 @@ type Sim struct {
 	ns3Start bool
 	drivers  []*driver
 	trains   []*trainer
+	// trainBar runs the training executors on the parallel engine
+	// (train_world.go); nil on the sequential engine.
+	trainBar *trainBarrier
 	// workloads are the scenario's, in start order; loops those of them
 	// that are neither flow generators nor training runs (halo, mpitrace).
 	workloads []Workload
@@ -373,8 +376,15 @@ func (sim *Sim) addWorkloads(headerWire int64) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
-		if sim.World != nil && startRound(wl) != roundFlows {
-			return fmt.Errorf("threads: %s.kind %q posts a flow when another completes, on another host (zero lookahead); it runs on the plain engine only (leave threads unset)", path, w.Kind)
+		if sim.World != nil {
+			switch startRound(wl) {
+			case roundOther:
+				return fmt.Errorf("threads: %s.kind %q posts a flow when another completes, on another host (zero lookahead); it runs on the plain engine only (leave threads unset)", path, w.Kind)
+			case roundTraining:
+				if err := checkTrainingLookahead(path, w.Kind, wl.(*trainWorkload).tr.run.Config(), sim.World.Lookahead()); err != nil {
+					return err
+				}
+			}
 		}
 		sim.workloads = append(sim.workloads, wl)
 	}

@@ -22,9 +22,11 @@
 // starts are the sequential engine's. The flow recorder, the counters and
 // the sampler read the simulation between World.Runs, when no thread
 // runs; the run loop ends a Run at every sample time. Every file is the
-// same for every n; ParallelRefusal and addWorkloads refuse what cannot
-// run there yet (the ns-3 profile, congestion isolation, training runs
-// and closed loops, whose completions post at once on other hosts).
+// same for every n; training executors run at every window's barrier
+// (train_world.go). ParallelRefusal and addWorkloads refuse what cannot
+// run there yet (the ns-3 profile, congestion isolation, closed loops,
+// whose completions post at once on other hosts, and a training send
+// latency below the lookahead).
 //
 // # Plugin tables
 //

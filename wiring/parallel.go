@@ -10,19 +10,21 @@ import (
 
 // The parallel engine (BuildOptions.Threads, docs/parallel.md): the
 // fabric's units (fabric.Units: by default a pod with its hosts, a leaf
-// with its hosts on two tiers, a top-tier switch alone) plus one unit of flow generators, run by up to Threads threads
-// in windows of one lookahead, the smallest delay of a link between
-// units.
+// with its hosts on two tiers, a top-tier switch alone) plus one unit of
+// flow generators, run by up to Threads threads in windows of one
+// lookahead, the smallest delay of a link between units.
 //
 // What runs there is what has no state shared across units outside the
 // engine: open-loop traffic (flow generators, whose arrivals are known
 // ahead, so the generators' unit makes each flow one lookahead before its
 // start and sends it to its source's unit) over any fabric, congestion
-// control and scheduler. Training runs and closed loops (halo, mpitrace)
-// post a flow at the instant another completes, on another host: zero
-// lookahead, so they stay on the plain engine, as does the ns-3 profile,
-// whose flow-for-flow replays depend on ns-3's global event order
-// (docs/parallel.md, "What the output contract becomes").
+// control and scheduler; and training runs, whose executor is the
+// World's barrier (train_world.go), exact when the send latency is at
+// least the lookahead. Closed loops (halo, mpitrace) post a flow at the
+// instant another completes, on another host: zero lookahead, so they
+// stay on the plain engine, as does the ns-3 profile, whose flow-for-flow
+// replays depend on ns-3's global event order (docs/parallel.md, "What
+// the output contract becomes").
 
 // ParallelRefusal says why scenario s cannot run on the parallel engine,
 // or "" if it can (its workload kinds are checked when they are built).

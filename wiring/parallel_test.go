@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,9 +14,9 @@ import (
 )
 
 // runParallel runs scenario name with sets on the parallel engine with
-// threads threads (units by pod) and returns its files but run.parquet, concatenated
-// (flows.parquet, then samples.parquet if traced), and its run record
-// (wall time cleared).
+// threads threads (units by pod) and returns its files but run.parquet,
+// concatenated (flows.parquet, then samples, iterations and collectives
+// if written), and its run record (wall time cleared).
 func runParallel(t *testing.T, threads int, name string, sets ...string) ([]byte, analysis.RunRecord) {
 	t.Helper()
 	files, run, _ := runParallelSim(t, BuildOptions{Threads: threads}, name, sets...)
@@ -43,8 +44,10 @@ func runParallelSim(t *testing.T, opt BuildOptions, name string, sets ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if samples, err := os.ReadFile(filepath.Join(dir, analysis.SamplesFile)); err == nil {
-		flows = append(flows, samples...)
+	for _, f := range []string{analysis.SamplesFile, analysis.IterationsFile, analysis.CollectivesFile} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
+			flows = append(flows, b...)
+		}
 	}
 	run := res.Run
 	run.WallSeconds = 0
@@ -70,6 +73,10 @@ func TestParallelSameForEveryThreadCount(t *testing.T) {
 		{"incast-star", []string{"duration=40us", "trace.interval=5us", "trace.metrics=[queue_depth,pause_time,utilisation,qp_rate,efficiency]"}, 0},
 		{"default", []string{"duration=100us", "nic.receiver=selective", "switch.routing.kind=spray", "topology.kind=fat-tree", "topology.k=4", "workload.load=0.8"}, 0},
 		{"default", []string{"duration=100us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=adaptive", "workload.load=0.8"}, fabric.GrainSwitch},
+		{"allreduce-128", []string{"workload.collective.bytes=1MiB", "workload.collective.iterations=2"}, 0},
+		{"default", []string{"workload.kind=simai", "workload.simai.model=llama-7b", "workload.simai.layers=2", "workload.simai.tp=2",
+			"workload.simai.gpus=32", "workload.simai.gpus_per_server=4", "workload.simai.comm_scale=0.01",
+			"workload.simai.overlap_grad_reduce=true", "workload.simai.send_latency_table=true", "duration=1us", "drain_limit=10s"}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(append([]string{tc.name, "units=" + tc.units.String()}, tc.sets...), ","), func(t *testing.T) {
@@ -90,8 +97,18 @@ func TestParallelSameForEveryThreadCount(t *testing.T) {
 	}
 }
 
-// sameRun compares two run records, counters included.
-func sameRun(a, b analysis.RunRecord) bool { return reflect.DeepEqual(a, b) }
+// sameRun compares two run records, counters included (a training run's
+// slowdowns are NaN, which DeepEqual finds unequal to themselves).
+func sameRun(a, b analysis.RunRecord) bool {
+	for _, r := range []*analysis.RunRecord{&a, &b} {
+		for _, f := range []*float64{&r.MeanSlowdown, &r.P50Slowdown, &r.P95Slowdown, &r.P99Slowdown} {
+			if math.IsNaN(*f) {
+				*f = -1
+			}
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
 
 // What cannot run on the parallel engine is refused with the field named.
 func TestParallelRefusals(t *testing.T) {
@@ -103,7 +120,9 @@ func TestParallelRefusals(t *testing.T) {
 	}{
 		{"default", []string{"compat=hpcc-ns3"}, 1, "compat"},
 		{"arn-afi", []string{"switch.isolation={}"}, 1, "switch.isolation"},
-		{"allreduce-128", nil, 1, `workload.kind "collective"`},
+		{"allreduce-128", []string{"workload.collective.send_latency=500ns"}, 1, "workload.collective.send_latency"},
+		{"llama-7b", []string{"workload.simai.send_latency_table=true", "workload.simai.protocol=ll", "topology.link_delay=10us"}, 1, "workload.simai.send_latency_table"},
+		{"halo", nil, 1, `workload.kind "halo"`},
 	} {
 		s, err := Catalog().Load(tc.name, tc.sets)
 		if err != nil {

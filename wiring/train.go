@@ -66,6 +66,10 @@ func newTrainer(t *training) (*trainer, error) {
 // apply turns the executor's actions into events. The slice is reused by
 // the executor's next call, so it is consumed here at once.
 func (tr *trainer) apply(actions []simai.Action) {
+	if b := tr.sim.trainBar; b != nil {
+		b.apply(tr, actions)
+		return
+	}
 	eng := tr.sim.Engine
 	for _, a := range actions {
 		switch a.Kind {
@@ -82,19 +86,29 @@ func (tr *trainer) apply(actions []simai.Action) {
 }
 
 func (tr *trainer) post(now engine.Time, t simai.Transfer) {
-	s := tr.sim
-	src, dst := t.Src, t.Dst
-	if tr.nicPerGPU {
-		src, dst = t.SrcGPU, t.DstGPU // each GPU sends through its own NIC
-	}
-	if t.Bytes <= 0 || src == dst {
+	if src, dst := tr.endpoints(t); t.Bytes <= 0 || src == dst {
 		tr.apply(tr.run.Done(now, t.ID)) // nothing crosses the network
 		return
 	}
+	tr.sim.post(tr.message(t))
+}
+
+// endpoints are the hosts whose NICs transfer t goes between.
+func (tr *trainer) endpoints(t simai.Transfer) (src, dst int) {
+	if tr.nicPerGPU {
+		return t.SrcGPU, t.DstGPU // each GPU sends through its own NIC
+	}
+	return t.Src, t.Dst
+}
+
+// message makes transfer t's message and keeps it for its row.
+func (tr *trainer) message(t simai.Transfer) *rnic.Message {
+	s := tr.sim
+	src, dst := tr.endpoints(t)
 	m := s.Cluster.NewMessage(src, dst, t.Bytes)
 	m.Generator, m.Tag, m.User = "simai", t.Tag, transferRef{tr, t.ID}
 	s.Messages = append(s.Messages, m)
-	s.post(m)
+	return m
 }
 
 // complete is the cluster's completion callback: training transfers drive
@@ -104,6 +118,10 @@ func (s *Sim) complete(m *rnic.Message) {
 		s.nic.finished(m)
 	}
 	if ref, ok := m.User.(transferRef); ok {
+		if b := s.trainBar; b != nil { // the sender's unit: the barrier calls Done
+			b.note(s.Net.HostUnit(m.Src), trainCall{at: m.Finished, kind: callDone, tr: ref.tr, id: ref.id})
+			return
+		}
 		ref.tr.apply(ref.tr.run.Done(m.Finished, ref.id))
 	}
 }
@@ -112,6 +130,10 @@ func (s *Sim) complete(m *rnic.Message) {
 // transfer releases its sender's side when its serialisation ends.
 func (s *Sim) sent(m *rnic.Message, at engine.Time) {
 	if ref, ok := m.User.(transferRef); ok {
+		if b := s.trainBar; b != nil { // the sender's unit: the barrier calls Sent
+			b.note(s.Net.HostUnit(m.Src), trainCall{at: at, kind: callSent, tr: ref.tr, id: ref.id})
+			return
+		}
 		s.Engine.At(at, &trainSent{ref.tr, ref.id}, 0)
 	}
 }

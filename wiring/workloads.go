@@ -104,6 +104,15 @@ func (t *trainWorkload) Start(s *Sim) error {
 	if s.nic == nil {
 		s.Cluster.OnSent = s.sent
 		s.nic = newNICTracker()
+		if s.World != nil {
+			// Each host's record is its unit's: made here, so that no
+			// thread adds to the map while others read it.
+			for h := range s.Net.HostPorts {
+				s.nic.host(h)
+			}
+			s.trainBar = newTrainBarrier(s)
+			s.World.SetBarrier(s.trainBar)
+		}
 	}
 	t.tr.sim = s
 	s.trains = append(s.trains, t.tr)

@@ -50,9 +50,9 @@ with N threads ("auto": one per CPU): its rows are the same for every N,
 and differ from the default engine's only in the order of same-time events
 between parts of the fabric and in per-switch random streams. --units
 pod|switch chooses the parts (pod by default); the rows depend on it, not
-on N. Open-loop
-workloads only; training runs, closed loops, the ns-3 profile and
-congestion isolation run on the default engine.`,
+on N. Open-loop workloads and training runs (a send latency of at least
+the lookahead); closed loops, the ns-3 profile and congestion isolation
+run on the default engine.`,
 		Example: `  dcsim run
   dcsim run default --set workload.load=0.8 --set nic.qp_mapping=per-pair
   dcsim run my.yaml --seed 7 --out results/my-7`,
