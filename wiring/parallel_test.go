@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/fabric"
+	"gonum.org/v1/gonum/stat"
 )
 
 // runParallel runs scenario name with sets on the parallel engine with
@@ -167,6 +169,61 @@ func TestParallelBounds(t *testing.T) {
 			t.Logf("%s, %d threads: %d units, lookahead %v, %d windows, %.0f events/window, %d sent across units, bound %.2fx, exchange %.2f us/window, wait %.2f us/window",
 				c.name, threads, sim.World.Units(), sim.World.Lookahead(), st.Windows, float64(st.Events)/float64(st.Windows), st.Sent,
 				float64(st.Events)/float64(st.CriticalEvents), st.Exchange.Seconds()*1e6/float64(st.Windows), st.Wait.Seconds()*1e6/float64(st.Windows))
+		}
+	}
+}
+
+// TestParallelSeedStatistics is the evidence that the parallel engine is
+// the same model as the sequential one (docs/parallel.md, "Is it the
+// same model?"): over seeds 1-8 of three scenarios, the paired
+// difference of each seed's mean and p99 slowdown between the engines
+// must vary less than the seeds do, and its mean must be within half the
+// seeds' spread: the engines differ as two seeds do, not as two models.
+// The log gives each difference's t statistic (mean over standard
+// error) for docs/parallel.md. The runs are deterministic, so the test is
+// too. Long (DCSIM_LONG=1).
+func TestParallelSeedStatistics(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("long: set DCSIM_LONG=1")
+	}
+	for _, c := range []struct {
+		name string
+		sets []string
+	}{
+		{"default", nil},
+		{"storm-cloud", []string{"duration=3ms"}},
+		{"default", []string{"duration=3ms", "topology.kind=fat-tree", "topology.k=8", "switch.routing.kind=adaptive", "workload.load=0.7"}},
+	} {
+		var seqMean, seqP99, dMean, dP99 []float64
+		for seed := 1; seed <= 8; seed++ {
+			run := func(threads int) analysis.RunRecord {
+				s, err := Catalog().Load(c.name, append([]string{fmt.Sprintf("seed=%d", seed)}, c.sets...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sim, err := BuildWith(s, BuildOptions{Threads: threads})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return sim.Run(Options{}).Run
+			}
+			a, b := run(0), run(2)
+			seqMean, seqP99 = append(seqMean, a.MeanSlowdown), append(seqP99, a.P99Slowdown)
+			dMean, dP99 = append(dMean, b.MeanSlowdown-a.MeanSlowdown), append(dP99, b.P99Slowdown-a.P99Slowdown)
+		}
+		for _, m := range []struct {
+			what       string
+			seq, diffs []float64
+		}{{"mean slowdown", seqMean, dMean}, {"p99 slowdown", seqP99, dP99}} {
+			spread := stat.StdDev(m.seq, nil)
+			mean, sd := stat.MeanStdDev(m.diffs, nil)
+			se := sd / math.Sqrt(float64(len(m.diffs)))
+			t.Logf("%s %v: %s over seeds %.3f ± %.3f (sd); World - sequential %+.4f (sd %.4f, se %.4f, t %+.2f)",
+				c.name, c.sets, m.what, stat.Mean(m.seq, nil), spread, mean, sd, se, mean/se)
+			if sd > spread || math.Abs(mean) > spread/2 {
+				t.Errorf("%s %v: %s: the engines differ by %+.4f (sd %.4f, se %.4f) against a seed spread of %.4f",
+					c.name, c.sets, m.what, mean, sd, se, spread)
+			}
 		}
 	}
 }
