@@ -35,6 +35,7 @@ func fieldVariants() [][]string {
 		{"switch.isolation={}", "switch.routing.kind=adaptive", "switch.isolation.afi=true"},
 		{"switch.queueing={}"},
 		{"switch.credit={}"},
+		{"parallel={}"},
 		{"nic.receiver=selective", "nic.fence=implicit", "nic.sack={}"},
 	}
 	for _, p := range testCat.Schedulers {

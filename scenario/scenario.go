@@ -22,6 +22,12 @@ type Scenario struct {
 	Workload       Workload   `yaml:"workload"`
 	ExtraWorkloads []Workload `yaml:"extra_workloads"`
 	Trace          Trace      `yaml:"trace"`
+	// Parallel, when given, runs the scenario on the parallel engine
+	// (docs/parallel.md): its rows depend on the cut (Parallel.Units), not
+	// on the number of threads, so the cut is part of the scenario (its
+	// YAML and hash) and the thread count is not. Absent: the sequential
+	// engine, and nothing printed, so sequential scenarios hash as before.
+	Parallel *Parallel `yaml:"parallel,omitempty"`
 	// Warnings are what Parse accepted but thinks a mistake, one line
 	// each (a sub-map of a scheduler or algorithm that is not the chosen
 	// one, which is ignored). dcsim run, show and validate print them.
@@ -381,3 +387,26 @@ func defaultWorkload() Workload {
 // setDefaults implementations let the decoder default a list element or
 // a sub-map that appears in the input.
 func (w *Workload) setDefaults() { *w = defaultWorkload() }
+
+// Parallel is the parallel engine's part of a scenario (Scenario.Parallel).
+type Parallel struct {
+	// Units is how the fabric is cut into the engine's units: "pod" (a
+	// fat-tree pod's edge and aggregation switches with their hosts, each
+	// top-tier switch alone; on two tiers a leaf with its hosts) or
+	// "switch" (every switch with its hosts).
+	Units string `yaml:"units"`
+}
+
+// ParallelUnits are the values of parallel.units.
+var ParallelUnits = []string{"pod", "switch"}
+
+func defaultParallel() *Parallel { return &Parallel{Units: "pod"} }
+
+func (p *Parallel) setDefaults() { *p = *defaultParallel() }
+
+func (p *Parallel) validate() *FieldError {
+	if p == nil {
+		return nil
+	}
+	return oneOf("parallel.units", "unit cut", p.Units, ParallelUnits)
+}

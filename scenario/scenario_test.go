@@ -36,7 +36,7 @@ func TestParseErrors(t *testing.T) {
 		{"top level list", "- 1\n- 2\n", nil,
 			"scenario.yaml:1: want a mapping of scenario fields at the top level, got a list"},
 		{"unknown top field", "name: x\nseeds: 3\n", nil,
-			`scenario.yaml:2: seeds: unknown field "seeds" (valid: name, seed, compat, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace)`},
+			`scenario.yaml:2: seeds: unknown field "seeds" (valid: name, seed, compat, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace, parallel)`},
 		{"unknown nested field", "switch:\n  ecn:\n    kmn: 1KB\n", nil,
 			`scenario.yaml:3: switch.ecn.kmn: unknown field "kmn" (valid: enabled, base_rate, kmin, kmax, pmax)`},
 		{"duplicate field", "seed: 1\nseed: 2\n", nil,
@@ -182,9 +182,9 @@ func TestParseErrors(t *testing.T) {
 		{"unknown metric", "trace:\n  metrics: [queue_depth, latency]\n", nil,
 			`scenario.yaml:2: trace.metrics[1]: unknown metric "latency" (valid: queue_depth, pause_time, utilisation, qp_rate, efficiency)`},
 		{"merge key", "base: &b {seed: 1}\n<<: *b\n", nil,
-			`scenario.yaml:1: base: unknown field "base" (valid: name, seed, compat, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace)`},
+			`scenario.yaml:1: base: unknown field "base" (valid: name, seed, compat, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace, parallel)`},
 		{"alias error keeps anchor line", "x: &w {load: 3}\n", nil,
-			`scenario.yaml:1: x: unknown field "x" (valid: name, seed, compat, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace)`},
+			`scenario.yaml:1: x: unknown field "x" (valid: name, seed, compat, duration, drain_limit, measure, topology, switch, nic, cc, workload, extra_workloads, trace, parallel)`},
 
 		// --set overrides.
 		{"bad set path", "", []string{"workload.lod=0.8"},

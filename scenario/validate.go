@@ -50,6 +50,7 @@ func (s *Scenario) validate(misplaced map[*Workload][]string, given func(path st
 		func() *FieldError { return s.validateWorkloads(misplaced) },
 		s.Trace.validate,
 		s.validateTraceRows,
+		s.Parallel.validate,
 	} {
 		if fe := check(); fe != nil {
 			return fe

@@ -26,7 +26,7 @@ type Sim struct {
 	// chunks, but events of other units must not be scheduled on it).
 	Engine *engine.Sim
 	// World is the parallel engine the run is on (BuildOptions.Threads),
-	// nil on the plain engine.
+	// nil on the sequential engine.
 	World    *engine.World
 	Topology *fabric.Topology
 	Net      *fabric.Network
@@ -138,15 +138,13 @@ type BuildOptions struct {
 	// Threads, when positive, runs the scenario on the parallel engine
 	// (engine.World, docs/parallel.md) with that many threads; its
 	// results are the same for every thread count, and differ from the
-	// plain engine's (Threads 0) only in the order of same-time events
+	// sequential engine's (Threads 0) only in the order of same-time events
 	// across units and in per-switch random streams. Not every scenario
 	// can run there yet (ParallelRefusal).
+	// A scenario with a parallel section (scenario.Parallel) runs there
+	// too, with one thread when Threads is 0; its parallel.units is the
+	// cut into units (by pod when the scenario has no parallel section).
 	Threads int
-	// Units is how coarse the parallel engine's units are (fabric.Grain):
-	// by pod (the default) or by switch. The rows are the same for every
-	// thread count at either grain; the two grains differ from each other
-	// as the engines do, in the order of same-time events across units.
-	Units fabric.Grain
 }
 
 // BuildWith is Build with options.
@@ -161,6 +159,11 @@ func build(s *scenario.Scenario, rules ns3Rules, opt BuildOptions) (*Sim, error)
 	}
 	if opt.Threads < 0 {
 		return nil, fmt.Errorf("threads: %d, want at least 1", opt.Threads)
+	}
+	grain := fabric.GrainPod
+	if s.Parallel != nil {
+		opt.Threads = max(opt.Threads, 1)
+		grain, _ = fabric.ParseGrain(s.Parallel.Units) // validated
 	}
 	if opt.Threads > 0 {
 		if why := ParallelRefusal(s); why != "" {
@@ -182,7 +185,7 @@ func build(s *scenario.Scenario, rules ns3Rules, opt BuildOptions) (*Sim, error)
 	var unitOf []int32
 	var units int
 	if opt.Threads > 0 {
-		if world, unitOf, units, err = newWorld(s, topo, opt.Threads, opt.Units); err != nil {
+		if world, unitOf, units, err = newWorld(s, topo, opt.Threads, grain); err != nil {
 			return nil, err
 		}
 		eng = world.Sim(0)
@@ -379,7 +382,7 @@ func (sim *Sim) addWorkloads(headerWire int64) error {
 		if sim.World != nil {
 			switch startRound(wl) {
 			case roundOther:
-				return fmt.Errorf("threads: %s.kind %q posts a flow when another completes, on another host (zero lookahead); it runs on the plain engine only (leave threads unset)", path, w.Kind)
+				return fmt.Errorf("threads: %s.kind %q posts a flow when another completes, on another host (zero lookahead); it runs on the sequential engine only (leave --threads and parallel unset)", path, w.Kind)
 			case roundTraining:
 				if err := checkTrainingLookahead(path, w.Kind, wl.(*trainWorkload).tr.run.Config(), sim.World.Lookahead()); err != nil {
 					return err

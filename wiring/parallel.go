@@ -22,7 +22,7 @@ import (
 // World's barrier (train_world.go), exact when the send latency is at
 // least the lookahead. Closed loops (halo, mpitrace) post a flow at the
 // instant another completes, on another host: zero lookahead, so they
-// stay on the plain engine, as does the ns-3 profile, whose flow-for-flow
+// stay on the sequential engine, as does the ns-3 profile, whose flow-for-flow
 // replays depend on ns-3's global event order (docs/parallel.md, "What
 // the output contract becomes").
 
@@ -31,9 +31,9 @@ import (
 func ParallelRefusal(s *scenario.Scenario) string {
 	switch {
 	case s.Compat != scenario.CompatNone:
-		return fmt.Sprintf("compat: %s replays the reference's single event order; it runs on the plain engine only (leave threads unset)", s.Compat)
+		return fmt.Sprintf("compat: %s replays the reference's single event order; it runs on the sequential engine only (leave --threads and parallel unset)", s.Compat)
 	case s.Switch.Isolation != nil:
-		return "switch.isolation: congestion isolation keeps state across switches; it runs on the plain engine only (leave threads unset)"
+		return "switch.isolation: congestion isolation keeps state across switches; it runs on the sequential engine only (leave --threads and parallel unset)"
 	}
 	return ""
 }

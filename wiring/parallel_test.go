@@ -82,12 +82,13 @@ func TestParallelSameForEveryThreadCount(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(append([]string{tc.name, "units=" + tc.units.String()}, tc.sets...), ","), func(t *testing.T) {
-			flows1, run1, _ := runParallelSim(t, BuildOptions{Threads: 1, Units: tc.units}, tc.name, tc.sets...)
+			sets := append([]string{"parallel.units=" + tc.units.String()}, tc.sets...)
+			flows1, run1, _ := runParallelSim(t, BuildOptions{Threads: 1}, tc.name, sets...)
 			if run1.FlowsTotal == 0 || run1.FlowsDone == 0 {
 				t.Fatalf("no flows ran: %+v", run1)
 			}
 			for _, threads := range []int{2, 3} {
-				flows, run, _ := runParallelSim(t, BuildOptions{Threads: threads, Units: tc.units}, tc.name, tc.sets...)
+				flows, run, _ := runParallelSim(t, BuildOptions{Threads: threads}, tc.name, sets...)
 				if !bytes.Equal(flows, flows1) {
 					t.Errorf("%d threads: flows.parquet differs from 1 thread's", threads)
 				}
@@ -159,7 +160,7 @@ func TestParallelBounds(t *testing.T) {
 	} {
 		var want []byte
 		for _, threads := range []int{1, 2, 4, 8, 16} {
-			flows, _, sim := runParallelSim(t, BuildOptions{Threads: threads, Units: c.units}, "default", c.sets...)
+			flows, _, sim := runParallelSim(t, BuildOptions{Threads: threads}, "default", append([]string{"parallel.units=" + c.units.String()}, c.sets...)...)
 			if want == nil {
 				want = flows
 			} else if !bytes.Equal(flows, want) {

@@ -160,13 +160,13 @@ func (b *trainBarrier) apply(tr *trainer, actions []simai.Action) {
 // the post it causes) is below the lookahead: its posts could not reach
 // their hosts' units in time.
 func checkTrainingLookahead(path, kind string, cfg simai.RunConfig, lookahead engine.Time) error {
-	least, field := cfg.SendLatency, "send_latency"
+	least, field, fix := cfg.SendLatency, "send_latency", "raise it"
 	if cfg.SendLatencyTable {
-		least, field = simai.SendLatencyFor(cfg.Protocol, false), "send_latency_table"
+		least, field, fix = simai.SendLatencyFor(cfg.Protocol, false), "send_latency_table", "choose a protocol with a longer one"
 	}
 	if least < lookahead {
-		return fmt.Errorf("threads: %s.%s.%s: a send latency of %v is below the lookahead %v: a transfer posted on another thread must be at least one lookahead after what causes it; raise it or leave threads unset",
-			path, kind, field, least, lookahead)
+		return fmt.Errorf("threads: %s.%s.%s: a send latency of %v is below the lookahead %v: a transfer posted on another thread must be at least one lookahead after what causes it; %s, or leave --threads and parallel unset",
+			path, kind, field, least, lookahead, fix)
 	}
 	return nil
 }

@@ -243,13 +243,16 @@ func benchScenarioWith(b *testing.B, opt benchOptions, name string, sets ...stri
 	var heap uint64
 	var cpu float64
 	var world engine.WorldStats
+	if opt.threads > 0 {
+		sets = append([]string{"parallel.units=" + opt.units.String()}, sets...)
+	}
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		s, err := wiring.Catalog().Load(name, sets)
 		if err != nil {
 			b.Fatal(err)
 		}
-		sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: opt.threads, Units: opt.units})
+		sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: opt.threads})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -360,10 +360,33 @@ func TestRunThreads(t *testing.T) {
 	if one, two := read("1", "--units", "switch"), read("2", "--units", "switch"); len(one) == 0 || !bytes.Equal(one, two) {
 		t.Error("flows.parquet differs between --threads 1 and 2 with --units switch")
 	}
+	// The engine and the cut are in the run's scenario.yaml: running it
+	// again, without flags, gives the same rows; the sequential run has
+	// another config hash, so another default directory.
+	dir := filepath.Join(base, "2--unitsswitch")
+	y, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	if err != nil || !strings.Contains(string(y), "parallel:\n  units: switch\n") {
+		t.Fatalf("scenario.yaml of a --threads run: %v, want a parallel section:\n%s", err, y)
+	}
+	again := filepath.Join(base, "again")
+	if code, _, stderr := runCLI(t, "run", filepath.Join(dir, "scenario.yaml"), "--quiet", "--run-id", "job-1", "--out", again); code != 0 {
+		t.Fatalf("re-running a --threads run's scenario.yaml: exit %d: %s", code, stderr)
+	}
+	if a, b := readFile(t, filepath.Join(dir, analysis.FlowsFile)), readFile(t, filepath.Join(again, analysis.FlowsFile)); !bytes.Equal(a, b) {
+		t.Error("a --threads run's scenario.yaml did not reproduce its flows.parquet")
+	}
+	seq := filepath.Join(base, "seq")
+	if code, _, stderr := runCLI(t, "run", "testdata/small.yaml", "--quiet", "--run-id", "job-1", "--out", seq,
+		"--set", "topology.kind=fat-tree", "--set", "topology.k=4", "--set", "duration=100us"); code != 0 {
+		t.Fatalf("sequential run: exit %d: %s", code, stderr)
+	}
+	if hashOf(t, seq) == hashOf(t, dir) {
+		t.Error("a --threads run has the sequential run's config hash")
+	}
 	for _, bad := range [][]string{
 		{"--threads", "0"}, {"--threads", "two"}, {"--threads", "100000"},
 		{"--threads", "1", "--set", "compat=hpcc-ns3"},
-		{"--threads", "2", "--units", "rack"}, {"--units", "switch"},
+		{"--threads", "2", "--units", "rack"}, {"--threads", "2", "--units", ""}, {"--units", "switch"},
 	} {
 		args := append([]string{"run", "testdata/small.yaml", "--out", filepath.Join(base, "bad")}, bad...)
 		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.HasPrefix(stderr, "dcsim: ") || strings.Count(stderr, "\n") != 1 ||
@@ -374,4 +397,24 @@ func TestRunThreads(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(base, "bad")); err == nil {
 		t.Error("a refused run made its --out directory")
 	}
+}
+
+// readFile is os.ReadFile that fails the test.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// hashOf is the config_hash of the run in dir.
+func hashOf(t *testing.T, dir string) string {
+	t.Helper()
+	r, _, err := analysis.ReadRun(filepath.Join(dir, analysis.RunFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.ConfigHash
 }

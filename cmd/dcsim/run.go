@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -15,8 +16,8 @@ import (
 
 	"github.com/dcsim/dcsim/analysis"
 	"github.com/dcsim/dcsim/engine"
-	"github.com/dcsim/dcsim/fabric"
 	"github.com/dcsim/dcsim/internal/textline"
+	"github.com/dcsim/dcsim/scenario"
 	"github.com/dcsim/dcsim/wiring"
 )
 
@@ -47,12 +48,13 @@ error writing --out (a full disk), with exit 1.
 
 --threads N runs the scenario on the parallel engine (docs/parallel.md)
 with N threads ("auto": one per CPU): its rows are the same for every N,
-and differ from the default engine's only in the order of same-time events
-between parts of the fabric and in per-switch random streams. --units
-pod|switch chooses the parts (pod by default); the rows depend on it, not
-on N. Open-loop workloads and training runs (a send latency of at least
-the lookahead); closed loops, the ns-3 profile and congestion isolation
-run on the default engine.`,
+and differ from the sequential engine's as another seed's do (the order of
+same-time events between parts of the fabric, per-switch random streams,
+QP ids). --units pod|switch chooses the parts (pod by default); the rows
+depend on it, not on N, so both go into the run's scenario.yaml (a
+"parallel" section) and its config hash. It runs open-loop workloads and
+training runs whose send latency is at least the lookahead; closed loops,
+the ns-3 profile and congestion isolation are refused (exit 2).`,
 		Example: `  dcsim run
   dcsim run default --set workload.load=0.8 --set nic.qp_mapping=per-pair
   dcsim run my.yaml --seed 7 --out results/my-7`,
@@ -83,14 +85,24 @@ run on the default engine.`,
 			if err != nil {
 				return badInput(err)
 			}
-			grain, err := fabric.ParseGrain(units)
-			if err != nil {
-				return badInput(fmt.Errorf("--units: %q, want pod or switch", textline.Clip(units)))
+			// The engine and its cut decide the rows, so they go into the
+			// scenario (its scenario.yaml, hash and default --out); the
+			// thread count does not (docs/scenarios.md, "parallel").
+			if cmd.Flags().Changed("units") {
+				if !slices.Contains(scenario.ParallelUnits, units) {
+					return badInput(fmt.Errorf("--units: %q, want pod or switch", textline.Clip(units)))
+				}
+				if n == 0 && s.Parallel == nil {
+					return badInput(fmt.Errorf("--units: %s applies to the parallel engine; give --threads too", units))
+				}
 			}
-			if n == 0 && units != "" {
-				return badInput(fmt.Errorf("--units: %s applies to the parallel engine; give --threads too", grain))
+			if n > 0 && s.Parallel == nil {
+				s.Parallel = &scenario.Parallel{Units: "pod"}
 			}
-			sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: n, Units: grain})
+			if cmd.Flags().Changed("units") {
+				s.Parallel.Units = units
+			}
+			sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: n})
 			if err != nil {
 				return badInput(err)
 			}
