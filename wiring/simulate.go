@@ -418,9 +418,17 @@ func (r *Result) Headline() string {
 	if l := r.Run.Load; l != nil {
 		load = fmt.Sprintf(" at load %.2f", *l)
 	}
-	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s%s, seed %d\n",
+	engineNote := ""
+	if w := r.Sim.World; w != nil {
+		units := "pod"
+		if sc.Parallel != nil {
+			units = sc.Parallel.Units
+		}
+		engineNote = fmt.Sprintf("; parallel engine, units by %s: %d units on %d threads", units, r.Sim.driverUnit, w.Threads())
+	}
+	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s%s, seed %d%s\n",
 		sc.Name, len(r.Sim.Net.HostPorts), sc.Topology.Kind, sc.NIC.Scheduler, sc.CC.Algorithm,
-		sc.Catalog().Label(&sc.Workload), load, sc.Seed)
+		sc.Catalog().Label(&sc.Workload), load, sc.Seed, engineNote)
 	fmt.Fprintf(&b, "simulated %v (%d events, %d data packets) in %.1f s: %.0f events/s, %.0f packets/s\n",
 		r.Sim.Engine.Now(), r.Run.Events, k.DataPackets, r.Run.WallSeconds,
 		float64(r.Run.Events)/r.Run.WallSeconds, float64(k.DataPackets)/r.Run.WallSeconds)

@@ -383,6 +383,11 @@ func TestRunThreads(t *testing.T) {
 	if hashOf(t, seq) == hashOf(t, dir) {
 		t.Error("a --threads run has the sequential run's config hash")
 	}
+	// Its headline names the engine and the cut.
+	if code, stdout, stderr := runCLI(t, "run", filepath.Join(dir, "scenario.yaml"), "--threads", "2", "--out", filepath.Join(base, "loud")); code != 0 ||
+		!strings.Contains(stdout, "; parallel engine, units by switch: 20 units on 2 threads\n") {
+		t.Errorf("headline of a --threads run: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 	for _, bad := range [][]string{
 		{"--threads", "0"}, {"--threads", "two"}, {"--threads", "100000"},
 		{"--threads", "1", "--set", "compat=hpcc-ns3"},
