@@ -55,7 +55,7 @@ const (
 // ParseGrain reads "pod" or "switch".
 func ParseGrain(s string) (Grain, error) {
 	switch s {
-	case "pod", "":
+	case "pod":
 		return GrainPod, nil
 	case "switch":
 		return GrainSwitch, nil

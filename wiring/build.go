@@ -51,6 +51,9 @@ type Sim struct {
 	// trainBar runs the training executors on the parallel engine
 	// (train_world.go); nil on the sequential engine.
 	trainBar *trainBarrier
+	// grain is the parallel engine's cut into units (unused on the
+	// sequential engine).
+	grain fabric.Grain
 	// workloads are the scenario's, in start order; loops those of them
 	// that are neither flow generators nor training runs (halo, mpitrace).
 	workloads []Workload
@@ -138,9 +141,10 @@ type BuildOptions struct {
 	// Threads, when positive, runs the scenario on the parallel engine
 	// (engine.World, docs/parallel.md) with that many threads; its
 	// results are the same for every thread count, and differ from the
-	// sequential engine's (Threads 0) only in the order of same-time events
-	// across units and in per-switch random streams. Not every scenario
-	// can run there yet (ParallelRefusal).
+	// sequential engine's (Threads 0) as another seed's do: in the order
+	// of same-time events across units, per-switch random streams and
+	// ids handed out per unit (docs/parallel.md). Not every scenario can
+	// run there yet (ParallelRefusal).
 	// A scenario with a parallel section (scenario.Parallel) runs there
 	// too, with one thread when Threads is 0; its parallel.units is the
 	// cut into units (by pod when the scenario has no parallel section).
@@ -241,7 +245,7 @@ func build(s *scenario.Scenario, rules ns3Rules, opt BuildOptions) (*Sim, error)
 		ns3Start: rules.has(ns3EventOrder), clock: eng}
 	if world != nil {
 		sim.World, sim.clock = world, world
-		sim.driverUnit, sim.lead = int32(units), world.Lookahead()
+		sim.driverUnit, sim.lead, sim.grain = int32(units), world.Lookahead(), grain
 	}
 	if err := sim.addWorkloads(ncfg.Headers.DataWire(0, spec.HeaderBytes)); err != nil {
 		return nil, err

@@ -420,11 +420,7 @@ func (r *Result) Headline() string {
 	}
 	engineNote := ""
 	if w := r.Sim.World; w != nil {
-		units := "pod"
-		if sc.Parallel != nil {
-			units = sc.Parallel.Units
-		}
-		engineNote = fmt.Sprintf("; parallel engine, units by %s: %d units on %d threads", units, r.Sim.driverUnit, w.Threads())
+		engineNote = fmt.Sprintf("; parallel engine, units by %s: %d units on %d threads", r.Sim.grain, r.Sim.driverUnit, w.Threads())
 	}
 	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s%s, seed %d%s\n",
 		sc.Name, len(r.Sim.Net.HostPorts), sc.Topology.Kind, sc.NIC.Scheduler, sc.CC.Algorithm,

@@ -86,25 +86,29 @@ func (tr *trainer) apply(actions []simai.Action) {
 }
 
 func (tr *trainer) post(now engine.Time, t simai.Transfer) {
-	if src, dst := tr.endpoints(t); t.Bytes <= 0 || src == dst {
-		tr.apply(tr.run.Done(now, t.ID)) // nothing crosses the network
+	src, dst, network := tr.endpoints(t)
+	if !network {
+		tr.apply(tr.run.Done(now, t.ID))
 		return
 	}
-	tr.sim.post(tr.message(t))
+	tr.sim.post(tr.message(t, src, dst))
 }
 
-// endpoints are the hosts whose NICs transfer t goes between.
-func (tr *trainer) endpoints(t simai.Transfer) (src, dst int) {
+// endpoints are the hosts whose NICs transfer t goes between, and whether
+// it crosses the network (it has bytes and two hosts; if not it is done
+// at its post time).
+func (tr *trainer) endpoints(t simai.Transfer) (src, dst int, network bool) {
+	src, dst = t.Src, t.Dst
 	if tr.nicPerGPU {
-		return t.SrcGPU, t.DstGPU // each GPU sends through its own NIC
+		src, dst = t.SrcGPU, t.DstGPU // each GPU sends through its own NIC
 	}
-	return t.Src, t.Dst
+	return src, dst, t.Bytes > 0 && src != dst
 }
 
-// message makes transfer t's message and keeps it for its row.
-func (tr *trainer) message(t simai.Transfer) *rnic.Message {
+// message makes transfer t's message from src to dst (endpoints) and
+// keeps it for its row.
+func (tr *trainer) message(t simai.Transfer, src, dst int) *rnic.Message {
 	s := tr.sim
-	src, dst := tr.endpoints(t)
 	m := s.Cluster.NewMessage(src, dst, t.Bytes)
 	m.Generator, m.Tag, m.User = "simai", t.Tag, transferRef{tr, t.ID}
 	s.Messages = append(s.Messages, m)

@@ -138,8 +138,8 @@ func (b *trainBarrier) apply(tr *trainer, actions []simai.Action) {
 			b.push(trainCall{at: max(a.At, b.now), kind: callWake, tr: tr, id: a.Token})
 		case simai.Post:
 			t := a.Transfer
-			src, dst := tr.endpoints(t)
-			if t.Bytes <= 0 || src == dst {
+			src, dst, network := tr.endpoints(t)
+			if !network {
 				b.push(trainCall{at: max(a.At, b.now), kind: callDone, tr: tr, id: t.ID})
 				continue
 			}
@@ -148,7 +148,7 @@ func (b *trainBarrier) apply(tr *trainer, actions []simai.Action) {
 				// the lookahead, so this is a model error.
 				panic(fmt.Sprintf("wiring: training transfer %d posted at %v, inside the window ending %v", t.ID, a.At, b.end))
 			}
-			m := tr.message(t)
+			m := tr.message(t, src, dst)
 			s.flowsMade++
 			s.World.Schedule(int(s.Net.HostUnit(m.Src)), a.At, &postAt{s, m}, 0)
 		}

@@ -88,18 +88,16 @@ the ns-3 profile and congestion isolation are refused (exit 2).`,
 			// The engine and its cut decide the rows, so they go into the
 			// scenario (its scenario.yaml, hash and default --out); the
 			// thread count does not (docs/scenarios.md, "parallel").
-			if cmd.Flags().Changed("units") {
-				if !slices.Contains(scenario.ParallelUnits, units) {
-					return badInput(fmt.Errorf("--units: %q, want pod or switch", textline.Clip(units)))
-				}
-				if n == 0 && s.Parallel == nil {
-					return badInput(fmt.Errorf("--units: %s applies to the parallel engine; give --threads too", units))
-				}
-			}
 			if n > 0 && s.Parallel == nil {
 				s.Parallel = &scenario.Parallel{Units: "pod"}
 			}
 			if cmd.Flags().Changed("units") {
+				switch {
+				case !slices.Contains(scenario.ParallelUnits, units):
+					return badInput(fmt.Errorf("--units: %q, want pod or switch", textline.Clip(units)))
+				case s.Parallel == nil:
+					return badInput(fmt.Errorf("--units: %s applies to the parallel engine; give --threads too", units))
+				}
 				s.Parallel.Units = units
 			}
 			sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: n})
