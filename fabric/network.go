@@ -171,6 +171,10 @@ type Network struct {
 	world  *engine.World
 	unitOf []int32
 	views  []*Network
+	// mirrors[s][i] is the copy of switch s's input port i's accounting
+	// that the upstream port in another unit reads (mirror.go), or nil;
+	// mirrors is nil without any, and the same in every view.
+	mirrors [][]*ingressMirror
 
 	upDown   bool    // routing by the switches' up/down tables
 	bfsDist  []int32 // scratch for shortestPaths

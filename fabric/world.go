@@ -291,9 +291,8 @@ func (n *Network) HostPool(h int) *Pool { return n.HostPorts[h].net.Pool }
 // It refuses what it cannot run in parallel: the ns-3 compatibility
 // settings (Config.NS3Rand, NS3EventOrder, WholeNs: the compat profile
 // replays ns-3's global event order and its one generator) and routers
-// that do not implement ParallelRouter. fabric/isolation refuses to
-// install on such a network (its ARN tables and counters are shared by
-// all switches).
+// that do not implement ParallelRouter. fabric/isolation runs on it,
+// reading a downstream switch in another unit through MirrorIngress.
 func BuildWorld(w *engine.World, unitOf []int32, t *Topology, cfg Config) (*Network, error) {
 	switch {
 	case cfg.NS3Rand != nil:
@@ -429,6 +428,10 @@ type crossLink struct {
 	observer Observer
 	peer     *Port
 	peerIdx  uint16
+
+	// mirror is the sending port's copy of the receiving switch's input
+	// accounting (MirrorIngress), or nil.
+	mirror *ingressMirror
 }
 
 // Arrive implements engine.Courier: at the window's end, on the receiving

@@ -103,6 +103,26 @@ var worldCases = []worldCase{
 	{"pods-adaptive", func(c *Config) { c.Router = &Adaptive{FlowletGap: 2 * engine.Microsecond} }, fatTree4, true},
 }
 
+// startTrains attaches a trainHost of 120 packets to every host of n and
+// starts them: every host sends to host 0 (an incast that fills buffers
+// and pauses) and to two others across the fabric.
+func startTrains(n *Network, quiet bool) []*trainHost {
+	hosts := make([]*trainHost, len(n.HostPorts))
+	for h := range hosts {
+		s := &trainHost{n: n, h: int32(h), left: 120, quiet: quiet,
+			dsts: []int32{0, int32((h + 5) % len(hosts)), int32((h + len(hosts)/2) % len(hosts))}}
+		if h == 0 {
+			s.dsts = s.dsts[1:]
+		}
+		s.pt = n.Attach(h, s, s)
+		hosts[h] = s
+	}
+	for _, s := range hosts {
+		s.pt.Kick(0)
+	}
+	return hosts
+}
+
 // runWorld runs a case on a World split by first (nil: weighted over
 // threads) and returns everything it can observe: every port's counters,
 // every switch's, the network's, and every host's receive sequence.
@@ -134,21 +154,7 @@ func runWorld(t *testing.T, wc worldCase, threads int, first []int32) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts := make([]*trainHost, topo.Hosts)
-	for h := range hosts {
-		// Every host sends to host 0 (an incast that fills buffers and
-		// pauses) and to two others across the fabric.
-		s := &trainHost{n: n, h: int32(h), left: 120,
-			dsts: []int32{0, int32((h + 5) % topo.Hosts), int32((h + topo.Hosts/2) % topo.Hosts)}}
-		if h == 0 {
-			s.dsts = s.dsts[1:]
-		}
-		s.pt = n.Attach(h, s, s)
-		hosts[h] = s
-	}
-	for _, s := range hosts {
-		s.pt.Kick(0)
-	}
+	hosts := startTrains(n, false)
 	if !w.Run(engine.Second) {
 		t.Fatalf("%s: the run did not drain", wc.name)
 	}

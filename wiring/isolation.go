@@ -34,7 +34,8 @@ func isolationRouter(s *scenario.Scenario, fcfg *fabric.Config) *isolation.Route
 }
 
 // installIsolation puts detectors and ARN tables on net's switches.
-func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Router) (*isolation.Isolation, error) {
+// live is BuildOptions.IsolationLive.
+func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Router, live bool) (*isolation.Isolation, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -44,7 +45,7 @@ func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Ro
 			CRT: engine.Time(c.CRT)},
 		VCBuffer: int64(c.VCBuffer), ARN: c.ARN, AFC: uint8(c.AFCClass),
 		EntryLifetime: engine.Time(c.ARNEntryLifetime), ClearOnNormal: c.ARNClearOnNormal,
-		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots, AFI: c.AFI,
+		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots, AFI: c.AFI, LiveAcrossUnits: live,
 	})
 	if err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func isolationCounters(iso *isolation.Isolation, into map[string]int64) {
 	if iso == nil {
 		return
 	}
-	k := &iso.Counters
+	k := iso.Counts()
 	for name, v := range map[string]int64{
 		"isolation_roots": k.Roots, "isolation_branches": k.Branches, "isolation_normals": k.Normals,
 		"arn_generated": k.Generated, "arn_clears": k.Clears, "arn_refreshes": k.Refreshes, "arn_sent": k.Sent,

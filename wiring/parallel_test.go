@@ -76,6 +76,13 @@ func TestParallelSameForEveryThreadCount(t *testing.T) {
 		{"default", []string{"duration=100us", "nic.receiver=selective", "switch.routing.kind=spray", "topology.kind=fat-tree", "topology.k=4", "workload.load=0.8"}, 0},
 		{"default", []string{"duration=100us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=adaptive", "workload.load=0.8"}, fabric.GrainSwitch},
 		{"allreduce-128", []string{"workload.collective.bytes=1MiB", "workload.collective.iterations=2"}, 0},
+		// Congestion isolation: ARNs between units, detectors reading the
+		// downstream's buffer across units (fabric.MirrorIngress), the
+		// AFC; by pod and by switch.
+		{"arn-afi", []string{"topology.k=8", "duration=50us", "drain_limit=1ms", "workload.hotspot.start=5us", "workload.hotspot.stop=40us",
+			"switch.routing.kind=adaptive", "switch.isolation={}"}, 0},
+		{"arn-afi", []string{"topology.k=8", "duration=50us", "drain_limit=1ms", "workload.hotspot.start=5us", "workload.hotspot.stop=40us",
+			"switch.routing.kind=adaptive", "switch.isolation={afi: true}"}, fabric.GrainSwitch},
 		{"default", []string{"workload.kind=simai", "workload.simai.model=llama-7b", "workload.simai.layers=2", "workload.simai.tp=2",
 			"workload.simai.gpus=32", "workload.simai.gpus_per_server=4", "workload.simai.comm_scale=0.01",
 			"workload.simai.overlap_grad_reduce=true", "workload.simai.send_latency_table=true", "duration=1us", "drain_limit=10s"}, 0},
@@ -86,6 +93,9 @@ func TestParallelSameForEveryThreadCount(t *testing.T) {
 			flows1, run1, _ := runParallelSim(t, BuildOptions{Threads: 1}, tc.name, sets...)
 			if run1.FlowsTotal == 0 || run1.FlowsDone == 0 {
 				t.Fatalf("no flows ran: %+v", run1)
+			}
+			if _, iso := run1.Counters["arn_generated"]; iso && (run1.Counters["isolation_roots"] == 0 || run1.Counters["arn_sent"] == 0 || run1.Counters["afc_adapted_packets"] == 0) {
+				t.Fatalf("congestion isolation did nothing: %v", run1.Counters)
 			}
 			for _, threads := range []int{2, 3} {
 				flows, run, _ := runParallelSim(t, BuildOptions{Threads: threads}, tc.name, sets...)
@@ -122,7 +132,6 @@ func TestParallelRefusals(t *testing.T) {
 		want    string
 	}{
 		{"default", []string{"compat=hpcc-ns3"}, 1, "compat"},
-		{"arn-afi", []string{"switch.isolation={}"}, 1, "switch.isolation"},
 		{"allreduce-128", []string{"workload.collective.send_latency=500ns"}, 1, "workload.collective.send_latency"},
 		{"llama-7b", []string{"workload.simai.send_latency_table=true", "workload.simai.protocol=ll", "topology.link_delay=10us"}, 1, "workload.simai.send_latency_table"},
 		{"halo", nil, 1, `workload.kind "halo"`},
@@ -150,17 +159,19 @@ func TestParallelBounds(t *testing.T) {
 		t.Skip("long: set DCSIM_LONG=1")
 	}
 	for _, c := range []struct {
-		name  string
-		sets  []string
-		units fabric.Grain
+		name     string
+		scenario string
+		sets     []string
+		units    fabric.Grain
 	}{
-		{"default 128 hosts, 200us", []string{"duration=200us"}, fabric.GrainPod},
-		{"fat-tree k=16 (1,024 hosts), 50us, units by pod", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}, fabric.GrainPod},
-		{"fat-tree k=16 (1,024 hosts), 50us, units by switch", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}, fabric.GrainSwitch},
+		{"default 128 hosts, 200us", "default", []string{"duration=200us"}, fabric.GrainPod},
+		{"fat-tree k=16 (1,024 hosts), 50us, units by pod", "default", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}, fabric.GrainPod},
+		{"fat-tree k=16 (1,024 hosts), 50us, units by switch", "default", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}, fabric.GrainSwitch},
+		{"arn-afi (k=12, 100 ns links) with adaptive routing and isolation", "arn-afi", []string{"switch.routing.kind=adaptive", "switch.isolation={}"}, fabric.GrainPod},
 	} {
 		var want []byte
 		for _, threads := range []int{1, 2, 4, 8, 16} {
-			flows, _, sim := runParallelSim(t, BuildOptions{Threads: threads}, "default", append([]string{"parallel.units=" + c.units.String()}, c.sets...)...)
+			flows, _, sim := runParallelSim(t, BuildOptions{Threads: threads}, c.scenario, append([]string{"parallel.units=" + c.units.String()}, c.sets...)...)
 			if want == nil {
 				want = flows
 			} else if !bytes.Equal(flows, want) {
@@ -224,6 +235,87 @@ func TestParallelSeedStatistics(t *testing.T) {
 			if sd > spread || math.Abs(mean) > spread/2 {
 				t.Errorf("%s %v: %s: the engines differ by %+.4f (sd %.4f, se %.4f) against a seed spread of %.4f",
 					c.name, c.sets, m.what, mean, sd, se, spread)
+			}
+		}
+	}
+}
+
+// TestParallelIsolationSensitivity measures what congestion isolation on
+// the World changes (docs/parallel.md, "Congestion isolation on the
+// World"): over seeds 1-8 of the ARN+AFI experiment (arn-afi with
+// adaptive routing and switch.isolation, the paper's k=12 fat-tree and H10
+// hot spot), each seed run on the sequential engine, on the World (one
+// thread: its rows are those of every thread count) and on the World
+// with the downstream's buffer read live across units
+// (BuildOptions.IsolationLive), which isolates the copy refreshed at
+// windows' ends from the World's other differences. For the mean and p99
+// slowdown, the network's efficiency during the hot spot and the
+// background's delivered Gbps to other hosts during it, the paired
+// differences must pass TestParallelSeedStatistics' criterion. Long
+// (DCSIM_LONG=1; about 3 minutes).
+func TestParallelIsolationSensitivity(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("long: set DCSIM_LONG=1")
+	}
+	type metrics [4]float64
+	names := []string{"mean slowdown", "p99 slowdown", "efficiency during the hot spot", "background delivered Gbps during the hot spot"}
+	run := func(seed int, opt BuildOptions) metrics {
+		s, err := Catalog().Load("arn-afi", []string{fmt.Sprintf("seed=%d", seed), "switch.routing.kind=adaptive", "switch.isolation={}"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := BuildWith(s, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := sim.Run(Options{})
+		var eff, other []float64
+		for _, r := range res.Samples {
+			if r.TimeNs <= 200_000 || r.TimeNs > 400_000 { // the built-in's hot spot
+				continue
+			}
+			switch r.Component + "/" + r.Metric {
+			case "network/efficiency":
+				eff = append(eff, r.Value)
+			case "other/delivered_gbps":
+				other = append(other, r.Value)
+			}
+		}
+		if res.Run.Counters["arn_generated"] == 0 || len(eff) == 0 || len(other) == 0 {
+			t.Fatalf("seed %d %+v: no ARN or no samples during the hot spot", seed, opt)
+		}
+		return metrics{res.Run.MeanSlowdown, res.Run.P99Slowdown, stat.Mean(eff, nil), stat.Mean(other, nil)}
+	}
+	var seq, world, live []metrics
+	for seed := 1; seed <= 8; seed++ {
+		seq = append(seq, run(seed, BuildOptions{}))
+		world = append(world, run(seed, BuildOptions{Threads: 1}))
+		live = append(live, run(seed, BuildOptions{Threads: 1, IsolationLive: true}))
+	}
+	for i, name := range names {
+		col := func(ms []metrics) []float64 {
+			var v []float64
+			for _, m := range ms {
+				v = append(v, m[i])
+			}
+			return v
+		}
+		s := col(seq)
+		spread := stat.StdDev(s, nil)
+		for _, c := range []struct {
+			what string
+			a, b []float64
+		}{{"World - sequential", col(world), s}, {"World live - sequential", col(live), s}, {"World - World live", col(world), col(live)}} {
+			d := make([]float64, len(s))
+			for j := range d {
+				d[j] = c.a[j] - c.b[j]
+			}
+			mean, sd := stat.MeanStdDev(d, nil)
+			se := sd / math.Sqrt(float64(len(d)))
+			t.Logf("%s: sequential %.3f ± %.3f (sd over seeds); %s %+.4f (sd %.4f, se %.4f, t %+.2f)",
+				name, stat.Mean(s, nil), spread, c.what, mean, sd, se, mean/se)
+			if sd > spread || math.Abs(mean) > spread/2 {
+				t.Errorf("%s: %s differs by %+.4f (sd %.4f) against a seed spread of %.4f", name, c.what, mean, sd, spread)
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func TestAFIDivertsFromCongestedPort(t *testing.T) {
 		det.state = c.state
 		base.port = c.decision
 		p := *pk
-		before := iso.Counters
+		before := iso.Counts()
 		got := r.Route(edge0, &p, 0)
 		adapted := p.Class == 7
 		if got != c.decision || adapted != c.adapted {
@@ -72,7 +72,8 @@ func TestAFIDivertsFromCongestedPort(t *testing.T) {
 		if c.adapted {
 			want = 1
 		}
-		if d, a := iso.Diverted-before.Diverted, iso.Adapted-before.Adapted; d != want || a != want {
+		k := iso.Counts()
+		if d, a := k.Diverted-before.Diverted, k.Adapted-before.Adapted; d != want || a != want {
 			t.Errorf("%s: got Diverted +%d Adapted +%d, want +%d each", c.name, d, a, want)
 		}
 	}
@@ -126,7 +127,7 @@ func TestAFIHoldsPerFlowlet(t *testing.T) {
 	if classes[0] != 7 || classes[1] != 7 || classes[2] != 3 {
 		t.Errorf("got classes %v at 10, 11, 17 us, want [7 7 3]", classes)
 	}
-	if iso.Diverted != 1 || iso.Adapted != 2 {
-		t.Errorf("got Diverted %d Adapted %d, want 1 and 2", iso.Diverted, iso.Adapted)
+	if k := iso.Counts(); k.Diverted != 1 || k.Adapted != 2 {
+		t.Errorf("got Diverted %d Adapted %d, want 1 and 2", k.Diverted, k.Adapted)
 	}
 }

@@ -11,10 +11,12 @@ import (
 // Receive implements fabric.QueueMonitor: an ARN frame arrived at sw.
 func (iso *Isolation) Receive(now engine.Time, sw *fabric.Switch, p *fabric.Packet, _ *fabric.Port) {
 	m := message{dst: p.Dst, id: p.Seq, class: uint8(p.Arg), rootTier: fabric.Tier(p.Arg >> 8), clear: p.Arg>>16&1 != 0}
-	iso.net.Pool.Put(p)
-	iso.Received++
+	sw.Network().Pool.Put(p)
+	k := &iso.tabs[sw.Index()].k
+	k.Received++
 	iso.handle(now, sw, m)
-	if invariants.Enabled && iso.Received%64 == 0 {
+	// Check reads every switch: on a World only at the end of the run.
+	if invariants.Enabled && iso.net.World() == nil && k.Received%64 == 0 {
 		if err := iso.Check(); err != nil {
 			panic(fmt.Sprintf("at %v: %v", now, err))
 		}
@@ -34,16 +36,16 @@ func (iso *Isolation) handle(now engine.Time, sw *fabric.Switch, m message) {
 		bit = 2
 	}
 	if t.seen[m.id]&bit != 0 {
-		iso.Duplicates++
+		t.k.Duplicates++
 		return
 	}
 	t.seen[m.id] |= bit
 	hops := sw.Routes(m.dst)
 	if len(hops) > 1 {
-		iso.Consumed++
+		t.k.Consumed++
 		if m.clear {
 			if t.remove(m.id) {
-				iso.Removed++
+				t.k.Removed++
 			}
 		} else if e := t.find(m.dst, m.class); e != nil {
 			e.message, e.expires = m, now+iso.cfg.EntryLifetime // a root's refresh renews its entry
@@ -61,9 +63,9 @@ func (iso *Isolation) handle(now engine.Time, sw *fabric.Switch, m message) {
 		sent = true
 	}
 	if sent {
-		iso.Forwarded++
+		t.k.Forwarded++
 	} else {
-		iso.Dropped++
+		t.k.Dropped++
 	}
 }
 
@@ -77,14 +79,14 @@ func isHop(hops []int32, i int) bool {
 }
 
 func (iso *Isolation) send(now engine.Time, sw *fabric.Switch, port int, m message) {
-	p := iso.net.Pool.Get()
+	p := sw.Network().Pool.Get()
 	p.Kind, p.Class, p.Size = fabric.ARN, 0, ARNBytes
 	p.Src, p.Dst, p.Seq = -1, m.dst, m.id
 	p.Arg = int64(m.class) | int64(m.rootTier)<<8
 	if m.clear {
 		p.Arg |= 1 << 16
 	}
-	iso.Sent++
+	iso.tabs[sw.Index()].k.Sent++
 	sw.SendControl(now, port, p)
 }
 
@@ -150,16 +152,45 @@ func (r *Router) Bind(iso *Isolation) { r.iso = iso }
 
 // Route implements fabric.Router.
 func (r *Router) Route(sw *fabric.Switch, p *fabric.Packet, in int) int {
+	return r.route(sw, p, in, r.Base)
+}
+
+// ForSwitch implements fabric.ParallelRouter: the ARN tables are per
+// switch already, and each switch routes by its own base's router for a
+// World (nil if the base cannot run there). It reads the isolation state
+// through r, since Bind comes after the network is built.
+func (r *Router) ForSwitch(sw *fabric.Switch, s *engine.Sim) fabric.Router {
+	base := fabric.RouterForSwitch(r.Base, sw, s)
+	if base == nil {
+		return nil
+	}
+	return switchRouter{r, base}
+}
+
+// switchRouter is a Router's router for one switch of a World.
+type switchRouter struct {
+	r    *Router
+	base fabric.Router
+}
+
+// Route implements fabric.Router.
+func (x switchRouter) Route(sw *fabric.Switch, p *fabric.Packet, in int) int {
+	return x.r.route(sw, p, in, x.base)
+}
+
+// route is Route with base in place of r.Base: the same router, or its
+// copy for sw's thread. The ECMP salt AFI compares with is r.Base's.
+func (r *Router) route(sw *fabric.Switch, p *fabric.Packet, in int, base fabric.Router) int {
 	iso := r.iso
 	afc := iso.cfg.AFC
 	adapted := afc != 0 && p.Class == afc
 	if !adapted && p.Kind == fabric.Data {
 		port := -1 // the base router's decision, taken first under AFI
 		if iso.cfg.AFI {
-			port = r.Base.Route(sw, p, in)
+			port = base.Route(sw, p, in)
 		}
 		if adapted = iso.adapt(sw, p, r.salt(), port); adapted {
-			iso.Adapted++
+			iso.tabs[sw.Index()].k.Adapted++
 			if afc != 0 {
 				p.Class = afc
 			}
@@ -171,7 +202,7 @@ func (r *Router) Route(sw *fabric.Switch, p *fabric.Packet, in int) int {
 		}
 	}
 	if !adapted {
-		return r.Base.Route(sw, p, in)
+		return base.Route(sw, p, in)
 	}
 	hops := sw.Routes(p.Dst)
 	return int(hops[int(p.Dst)%len(hops)])
@@ -202,7 +233,7 @@ func (r *Router) salt() uint32 {
 // and holds for the flowlet.
 func (iso *Isolation) adapt(sw *fabric.Switch, p *fabric.Packet, salt uint32, port int) bool {
 	t := &iso.tabs[sw.Index()]
-	now := iso.net.Sim.Now()
+	now := sw.Network().Sim.Now()
 	gap := iso.cfg.AdaptGap
 	if gap == 0 {
 		return iso.matches(sw, t, now, p, salt, port)
@@ -218,11 +249,11 @@ func (iso *Isolation) adapt(sw *fabric.Switch, p *fabric.Packet, salt uint32, po
 }
 
 func (iso *Isolation) matches(sw *fabric.Switch, t *table, now engine.Time, p *fabric.Packet, salt uint32, port int) bool {
-	if len(t.entries) > 0 && t.match(now, p.Dst, p.Class, &iso.Expired) {
+	if len(t.entries) > 0 && t.match(now, p.Dst, p.Class, &t.k.Expired) {
 		return true
 	}
 	if port >= 0 && iso.diverted(sw, p, salt, port) {
-		iso.Diverted++
+		t.k.Diverted++
 		return true
 	}
 	return false

@@ -10,7 +10,7 @@ import (
 // in transit, and every message handled is consumed, forwarded, a
 // duplicate or dropped.
 func (iso *Isolation) Check() error {
-	k := &iso.Counters
+	k := iso.Counts()
 	if transit := iso.net.CountInTransit(fabric.ARN); k.Sent != k.Received+transit {
 		return fmt.Errorf("isolation: %d ARN frames sent, %d received + %d in transit", k.Sent, k.Received, transit)
 	}

@@ -150,4 +150,24 @@
 // packet when either says so. Counters.Diverted counts AFI's decisions;
 // under ECMP (no adaptive routing) nothing is ever diverted.
 // TestAFIDivertsFromCongestedPort checks every case on a k = 4 fat-tree.
+//
+// # On a World
+//
+// Everything a switch's handlers touch is its own: its detectors and
+// their timers (on the switch's thread, fabric.Switch.Network().Sim), its
+// ARN table, the ARNids it gives out (its index in the high bits, so
+// roots at different switches never collide, as the one global counter
+// they replace never did) and its counters (Counts sums them). ARN
+// frames are packets and cross units on the links like any other. The
+// one thing a switch reads of another is the downstream's free buffer
+// (free): across units on a World it reads a copy refreshed at every
+// window's end (fabric.Network.MirrorIngress), so it is up to one
+// lookahead old; within a unit, and on the sequential engine, it is live.
+// In the paper's network the upstream's free credits are themselves a
+// link delay old (credits come back over the link), so the copy is no
+// less faithful than the live value; it is a difference from the
+// sequential engine, measured in docs/parallel.md ("Congestion isolation
+// on the World"). The invariants check of every 64th ARN frame reads
+// every switch and runs on the sequential engine only; Check at the
+// run's end runs on both.
 package isolation

@@ -53,6 +53,14 @@ type Config struct {
 	// or a Branch, gets the adapted bit there, with no ARN. Set ARN
 	// false for AFI alone.
 	AFI bool
+	// LiveAcrossUnits makes a detector on a World of one thread read a
+	// downstream switch in another unit live, as within a unit, instead
+	// of through the copy refreshed at windows' ends
+	// (fabric.Network.MirrorIngress): only to measure what the copy
+	// changes (docs/parallel.md, "Congestion isolation on the World").
+	// Install refuses it on more than one thread, where the read would
+	// race.
+	LiveAcrossUnits bool
 	// OnChange, when set, is the trace point of every detector state
 	// change.
 	OnChange func(now engine.Time, sw *fabric.Switch, port int, class uint8, from, to State)
@@ -101,13 +109,16 @@ type Counters struct {
 // Isolation is congestion detection, ARN and the AFC on one network. It
 // is the switches' fabric.QueueMonitor, and its Router wraps the base
 // router.
+//
+// Its state is per switch (detectors, ARN table, ARNids, counters), and a
+// switch's handlers touch only their own switch's, so it runs on a World:
+// each switch on its unit's thread (Sim, Pool), the downstream's free
+// buffer read across units through fabric.Network.MirrorIngress.
 type Isolation struct {
 	cfg  Config
 	net  *fabric.Network
 	det  [][]detector // per switch index, per port*NumClasses+class
 	tabs []table      // per switch index
-	next int64        // next ARNid
-	Counters
 }
 
 // detector is one (switch, port, class) detector with its timers.
@@ -138,13 +149,20 @@ type message struct {
 	clear    bool
 }
 
-// table is a switch's ARN table: its consumed entries and the ARNids it
-// has handled.
+// table is a switch's ARN table (its consumed entries and the ARNids it
+// has handled) and the rest of the switch's own state: the ARNids it
+// gives out and its counters.
 type table struct {
 	entries []entry
 	seen    map[int64]uint8 // ARNid -> bit 0 set seen, bit 1 clear seen
 	flows   []flowSlot      // adaptation per flow when Config.AdaptGap > 0
+	next    int64           // the next ARNid this switch's roots give out (its index in the high bits)
+	k       Counters
 }
+
+// idBits is where a switch's index starts in the ARNids it gives out, so
+// that roots at different switches never give out the same one.
+const idBits = 40
 
 // flowSlot is one flow's adaptation at a switch: whether its current
 // flowlet is adapted, and when its last packet passed.
@@ -169,10 +187,14 @@ func Install(net *fabric.Network, cfg Config) (*Isolation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if net.World() != nil {
-		// Its ARN tables, seen-message maps and counters are shared by
-		// every switch, and its timers run on net.Sim.
-		return nil, fmt.Errorf("isolation: congestion isolation does not run on a parallel (World) network yet")
+	// On a World the detectors read the downstream's buffer across units
+	// through copies kept at windows' ends.
+	if w := net.World(); w != nil {
+		if !cfg.LiveAcrossUnits {
+			net.MirrorIngress()
+		} else if w.Threads() > 1 {
+			return nil, fmt.Errorf("isolation: live reads across units need one thread, not %d", w.Threads())
+		}
 	}
 	iso := &Isolation{cfg: cfg, net: net, det: make([][]detector, len(net.Switches)), tabs: make([]table, len(net.Switches))}
 	for i, sw := range net.Switches {
@@ -183,6 +205,7 @@ func Install(net *fabric.Network, cfg Config) (*Isolation, error) {
 		}
 		iso.det[i] = d
 		iso.tabs[i].seen = map[int64]uint8{}
+		iso.tabs[i].next = int64(i) << idBits
 		if cfg.AdaptGap > 0 {
 			n := cfg.FlowSlots
 			if n == 0 {
@@ -198,6 +221,35 @@ func Install(net *fabric.Network, cfg Config) (*Isolation, error) {
 // Config is the configuration iso was installed with.
 func (iso *Isolation) Config() Config { return iso.cfg }
 
+// Counts are the counters summed over the switches. On a World, read
+// them only while the run is stopped.
+func (iso *Isolation) Counts() Counters {
+	var k Counters
+	for i := range iso.tabs {
+		k.add(&iso.tabs[i].k)
+	}
+	return k
+}
+
+func (k *Counters) add(o *Counters) {
+	k.Roots += o.Roots
+	k.Branches += o.Branches
+	k.Normals += o.Normals
+	k.Generated += o.Generated
+	k.Clears += o.Clears
+	k.Refreshes += o.Refreshes
+	k.Sent += o.Sent
+	k.Received += o.Received
+	k.Consumed += o.Consumed
+	k.Forwarded += o.Forwarded
+	k.Duplicates += o.Duplicates
+	k.Dropped += o.Dropped
+	k.Expired += o.Expired
+	k.Removed += o.Removed
+	k.Adapted += o.Adapted
+	k.Diverted += o.Diverted
+}
+
 // State is the detector state of sw's port and class.
 func (iso *Isolation) State(sw *fabric.Switch, port int, class uint8) State {
 	return iso.det[sw.Index()][port*fabric.NumClasses+int(class)].State()
@@ -207,7 +259,7 @@ func (iso *Isolation) State(sw *fabric.Switch, port int, class uint8) State {
 // expired. (Routing removes expired entries when it next looks one up,
 // and counts them in Expired then.)
 func (iso *Isolation) Entries(sw *fabric.Switch) int {
-	now, n := iso.net.Sim.Now(), 0
+	now, n := sw.Network().Sim.Now(), 0
 	for _, e := range iso.tabs[sw.Index()].entries {
 		if now < e.expires {
 			n++
@@ -262,24 +314,24 @@ func (d *detector) Fire(now engine.Time, kind uint8) {
 		}
 		d.refresh = 0
 		if d.State() == Root && iso.cfg.ARN {
-			iso.Refreshes++
+			iso.tabs[d.sw.Index()].k.Refreshes++
 			iso.generate(now, d, false)
 			d.refresh = now + iso.cfg.EntryLifetime/2
-			iso.net.Sim.At(d.refresh, d, evRefresh)
+			d.sw.Network().Sim.At(d.refresh, d, evRefresh)
 		}
 	}
 }
 
-// free is the downstream's free credits for out's class c.
+// free is the downstream's free credits for out's class c (on a World,
+// across units, as of the last window's end: fabric.Port.PeerIngressBytes).
 func (iso *Isolation) free(out *fabric.Port, c uint8) int64 {
 	if out.Paused(c) {
 		return 0
 	}
-	peer, ok := out.Peer.Owner.(*fabric.Switch)
-	if !ok {
+	if _, ok := out.Peer.Owner.(*fabric.Switch); !ok {
 		return iso.cfg.VCBuffer
 	}
-	return max(0, iso.cfg.VCBuffer-peer.IngressBytes(out.Peer.Index, c))
+	return max(0, iso.cfg.VCBuffer-out.PeerIngressBytes(c))
 }
 
 func (iso *Isolation) observe(now engine.Time, d *detector) {
@@ -287,18 +339,19 @@ func (iso *Isolation) observe(now engine.Time, d *detector) {
 	from, to, wake := d.Observe(now, iso.occupancy(d, out), iso.free(out, d.class), &iso.cfg.Thresholds)
 	if wake > 0 && wake != d.wake {
 		d.wake = wake
-		iso.net.Sim.At(wake, d, evRootTimer)
+		d.sw.Network().Sim.At(wake, d, evRootTimer)
 	}
 	if from == to {
 		return
 	}
+	k := &iso.tabs[d.sw.Index()].k
 	switch to {
 	case Root:
-		iso.Roots++
+		k.Roots++
 	case Branch:
-		iso.Branches++
+		k.Branches++
 	case Normal:
-		iso.Normals++
+		k.Normals++
 	}
 	if f := iso.cfg.OnChange; f != nil {
 		f(now, d.sw, int(d.port), d.class, from, to)
@@ -310,7 +363,7 @@ func (iso *Isolation) observe(now engine.Time, d *detector) {
 	case to == Root:
 		iso.generate(now, d, false)
 		d.refresh = now + iso.cfg.EntryLifetime/2
-		iso.net.Sim.At(d.refresh, d, evRefresh)
+		d.sw.Network().Sim.At(d.refresh, d, evRefresh)
 	case from == Root && to == Normal:
 		d.refresh = 0
 		if iso.cfg.ClearOnNormal && d.lastID >= 0 {
@@ -325,10 +378,11 @@ func (iso *Isolation) observe(now engine.Time, d *detector) {
 // port, otherwise sent upstream.
 func (iso *Isolation) generate(now engine.Time, d *detector, clear bool) {
 	m := message{class: d.class, rootTier: d.sw.Tier, clear: clear}
+	t := &iso.tabs[d.sw.Index()]
 	if clear {
 		m.id = d.lastID
 		m.dst = d.lastDst
-		iso.Clears++
+		t.k.Clears++
 	} else {
 		// The destination is the one with the most bytes in the root's
 		// queue (the lowest on a tie); a refreshing root whose class has
@@ -339,11 +393,11 @@ func (iso *Isolation) generate(now engine.Time, d *detector, clear bool) {
 		} else if d.lastID < 0 {
 			panic("isolation: a new root with an empty queue")
 		}
-		m.id = iso.next
-		iso.next++
+		m.id = t.next
+		t.next++
 		d.lastID, d.lastDst = m.id, m.dst
 	}
-	iso.Generated++
+	t.k.Generated++
 	iso.handle(now, d.sw, m)
 }
 

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dcsim/dcsim/engine"
@@ -150,7 +151,7 @@ func TestARNOneRoot(t *testing.T) {
 	if tx := agg1.Ports[agg1.DownPorts[0]].TxPackets; tx != agg1At20 || tx == 0 {
 		t.Errorf("agg1 sent %d packets to edge0 by 20 us and %d by 50 us, want the same, > 0: adapted flows pinned to agg0", agg1At20, tx)
 	}
-	got := iso.Counters
+	got := iso.Counts()
 	want := Counters{Roots: 1, Branches: 1, Generated: 1, Sent: 20, Received: 20, Consumed: 7, Forwarded: 7, Duplicates: 7,
 		Adapted: got.Adapted}
 	if got != want {
@@ -192,7 +193,7 @@ func TestARNClearAndLifetime(t *testing.T) {
 		if err := iso.Check(); err != nil {
 			t.Fatal(err)
 		}
-		got := iso.Counters
+		got := iso.Counts()
 		want := Counters{Roots: 1, Branches: 1, Normals: 1, Generated: 1, Sent: 20, Received: 20, Consumed: 7, Forwarded: 7,
 			Duplicates: 7, Adapted: got.Adapted}
 		entries := 7
@@ -246,7 +247,7 @@ func TestAdaptGapWaitsForFlowlet(t *testing.T) {
 	if err := iso.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if k := iso.Counters; k.Roots != 1 || k.Consumed != 7 || k.Adapted != 0 || dst.byClass[7] != 0 {
+	if k := iso.Counts(); k.Roots != 1 || k.Consumed != 7 || k.Adapted != 0 || dst.byClass[7] != 0 {
 		t.Errorf("got %d roots, %d consumed, %d adapted, %d AFC packets at host 0; want 1, 7, 0, 0",
 			k.Roots, k.Consumed, k.Adapted, dst.byClass[7])
 	}
@@ -444,15 +445,46 @@ func buildWorld(t *testing.T, cfg fabric.Config) (*fabric.Network, error) {
 	return fabric.BuildWorld(w, unitOf, topo, cfg)
 }
 
-// Isolation shares its ARN tables and counters among switches, so it
-// refuses a network built on a World.
-func TestInstallRefusesWorld(t *testing.T) {
-	n, err := buildWorld(t, fabric.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Install(n, testConfig()); err == nil {
-		t.Fatal("Install on a World network: no error")
+// Isolation installs on a World (its state is per switch): its router
+// runs on every switch when its base can, and is refused, naming it,
+// when its base cannot. wiring's TestParallelSameForEveryThreadCount runs
+// it on every thread count.
+func TestInstallOnWorld(t *testing.T) {
+	for _, c := range []struct {
+		base fabric.Router
+		ok   bool
+	}{{&fabric.Adaptive{FlowletGap: 5 * engine.Microsecond}, true}, {fabric.ECMP{}, true}, {&pick{}, false}} {
+		r := NewRouter(c.base)
+		cfg := fabric.DefaultConfig()
+		cfg.Router = r
+		n, err := buildWorld(t, cfg)
+		if (err == nil) != c.ok {
+			t.Fatalf("base %T: error %v, want ok %v", c.base, err, c.ok)
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), "base router") {
+				t.Errorf("base %T: error %q does not name the base router", c.base, err)
+			}
+			continue
+		}
+		live := testConfig()
+		live.LiveAcrossUnits = true
+		if _, err := Install(n, live); err == nil {
+			t.Error("live reads across units on 2 threads: no error")
+		}
+		iso, err := Install(n, testConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Bind(iso)
+		// A data packet enters switch 0 from host 0 and is routed.
+		p := n.Pool.Get()
+		p.Kind, p.Class, p.Size, p.Src, p.Dst = fabric.Data, 3, 1048, 0, 15
+		sw := n.Switches[0]
+		sw.Receive(0, p, sw.Ports[0])
+		if k := iso.Counts(); k != (Counters{}) {
+			t.Errorf("base %T: counters %+v after one packet, want none", c.base, k)
+		}
 	}
 }
 
