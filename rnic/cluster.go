@@ -368,6 +368,27 @@ func (c *Cluster) Totals() Counters {
 	return t
 }
 
+// QPTablePages counts the pages of the QP tables (qpTable: 1,024 ids,
+// 16 KB each) over every thread: held, those in memory, and spanned, the
+// pages up to each table's last one, freed or not. Held pages are those
+// not yet wholly closed, or with a receive state still live; a long run
+// of per-flow QPs holds a few per unit and thread while spanned grows
+// with the QPs ever opened. Call it between runs.
+func (c *Cluster) QPTablePages() (held, spanned int) {
+	for _, l := range c.locals {
+		for u := range l.tabs {
+			t := &l.tabs[u]
+			spanned += len(t.pages)
+			for _, pg := range t.pages {
+				if pg != nil {
+					held++
+				}
+			}
+		}
+	}
+	return held, spanned
+}
+
 // add adds o to k.
 func (k *Counters) add(o *Counters) {
 	a, b := reflect.ValueOf(k).Elem(), reflect.ValueOf(o).Elem()

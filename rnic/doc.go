@@ -313,7 +313,11 @@
 // counting from 1 the QPs the unit opened and b the bits of the highest
 // host unit (0 on a plain cluster: ids 1, 2, 3 in open order), so that no
 // id depends on the thread count or on which unit ran first; the 31 bits
-// a packet carries bound each unit to 2^(31-b)-1 QPs. Message ids are the
+// a packet carries bound each unit to 2^(31-b)-1 QPs. A thread keeps the
+// receive states of other threads' QPs in tables of their units, whose
+// pages it frees when their unit's thread says, by a notice at the
+// window's end, that every QP of the page closed (qpTable, pageNotice;
+// Cluster.QPTablePages counts them). Message ids are the
 // workload's (NewMessageWithID); Cluster.NewMessage counts in the order
 // called, so on a World it belongs on one thread. Post is called on the
 // source's thread; callbacks run on the thread of the host where the

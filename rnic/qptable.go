@@ -118,7 +118,9 @@ func (h *Host) closeQP(qp *QP) {
 	h.qps[qp.openIdx], last.openIdx = last, qp.openIdx
 	h.qps[len(h.qps)-1] = nil
 	h.qps = h.qps[:len(h.qps)-1]
-	h.tab.close(qp.ID >> h.idShift)
+	if seq := qp.ID >> h.idShift; h.tab.close(seq) {
+		h.pageClosed(seq >> qpPageBits)
+	}
 	h.k.QPsClosed++
 	h.sched.QPClosed(qp)
 	if h.reusable(qp) {
@@ -212,8 +214,12 @@ func (h *Host) rxState(id int32) (*rxQP, *qpTable, int32) {
 // here: a page of its own unit is freed once its QPs closed and no receive
 // state in it is live (a QP closes only once its data arrived, so its
 // receive state here, if any, has started by then). The table of another
-// thread's unit never sees its QPs close, so it keeps its pages: 16 B per
-// QP of that unit up to the last one received here (docs/parallel.md).
+// thread's unit does not see its QPs close: that unit's thread, when the
+// last QP of a page closes, hands every other thread a notice
+// (pageNotice), and at the window's end the page is freed there too once
+// no receive state in it is live. Only pages not yet wholly closed (the
+// newest ones of each unit, and those with a QP that stays open) are
+// kept.
 type qpTable struct {
 	pages  []*qpPage
 	opened int64 // QPs the unit opened: the last sequence number
@@ -274,12 +280,51 @@ func (t *qpTable) open(seq int64, qp *QP) {
 	t.pages[i].qp[seq&(qpPageSize-1)] = qp
 }
 
-// close records that the QP with sequence number seq closed.
-func (t *qpTable) close(seq int64) {
+// close records that the QP with sequence number seq closed, and
+// reports whether every QP of its page has now closed.
+func (t *qpTable) close(seq int64) bool {
 	pg := t.pages[seq>>qpPageBits]
 	pg.qp[seq&(qpPageSize-1)] = nil
 	pg.closed++
+	all := pg.closed == qpPageSize
 	t.release(seq)
+	return all
+}
+
+// closedElsewhere records, in another thread's unit's table, that every
+// QP of page i closed (at its unit, which sent the notice: pageNotice):
+// the page is freed once no receive state in it is live, as a page of
+// the table's own unit is. A page this table never had stays absent.
+func (t *qpTable) closedElsewhere(i int64) {
+	if i >= int64(len(t.pages)) || t.pages[i] == nil {
+		return
+	}
+	t.pages[i].closed = qpPageSize
+	t.release(i << qpPageBits)
+}
+
+// pageNotice tells another thread that every QP of a page of unit unit
+// closed, so that its table of that unit may free the page
+// (qpTable.closedElsewhere). It arrives at the end of the window: after
+// the QPs closed, when only late duplicates of their data can still
+// arrive, which a freed page recognises (finishedRx).
+type pageNotice struct {
+	tab  *qpTable
+	page int64
+}
+
+// Arrive implements engine.Courier.
+func (n *pageNotice) Arrive(*engine.Sim) { n.tab.closedElsewhere(n.page) }
+
+// pageClosed sends every other thread that runs hosts a pageNotice for
+// page i of h's unit, whose QPs have all closed. A plain cluster, or a
+// World on one thread, has no other thread.
+func (h *Host) pageClosed(i int64) {
+	for _, l := range h.c.locals {
+		if l != h.loc {
+			h.sim.Hand(h.unit, l.hosts[0].unit, &pageNotice{tab: &l.tabs[h.unit], page: i})
+		}
+	}
 }
 
 // setRx sets the receive state of seq (finishedRx when it ends).

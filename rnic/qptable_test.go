@@ -111,4 +111,21 @@ func TestQPTableWorldPages(t *testing.T) {
 	if len(foreign.pages) != 4 || foreign.pages[3] == nil || foreign.pages[3].unfinished != 0 {
 		t.Errorf("another unit's table: %d pages, want 4 kept with none live", len(foreign.pages))
 	}
+	// Its unit's thread says every QP of pages 2 and 3 closed
+	// (pageNotice): both are freed, none of their slots being live; a
+	// page beyond the table stays absent.
+	foreign.setRx(2*qpPageSize+7, live)
+	foreign.closedElsewhere(3)
+	foreign.closedElsewhere(2)
+	foreign.closedElsewhere(9)
+	if foreign.pages[3] != nil || foreign.rx(3*qpPageSize+2) != finishedRx {
+		t.Errorf("page 3 kept after its notice, or its receive state lost (%p)", foreign.rx(3*qpPageSize+2))
+	}
+	if foreign.pages[2] == nil || len(foreign.pages) != 4 {
+		t.Fatalf("page 2 freed with a receive state live, or the table grew to %d pages", len(foreign.pages))
+	}
+	foreign.setRx(2*qpPageSize+7, finishedRx)
+	if foreign.pages[2] != nil {
+		t.Errorf("page 2 kept once its last receive state ended")
+	}
 }
