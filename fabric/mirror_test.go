@@ -15,13 +15,19 @@ import (
 type mirrorLog struct {
 	logs    [][]string
 	nonzero []int // readings above 0 of a peer in another unit, per switch
+	delayed bool  // read PeerIngressBytesDelayed
 }
 
 func (m *mirrorLog) Changed(now engine.Time, sw *Switch, out *Port, class uint8) {
 	if _, ok := out.peerOwner.(*Switch); !ok {
 		return
 	}
-	v := out.PeerIngressBytes(class)
+	var v int64
+	if m.delayed {
+		v = out.PeerIngressBytesDelayed(class, now)
+	} else {
+		v = out.PeerIngressBytes(class)
+	}
 	if v > 0 && out.cross {
 		m.nonzero[sw.index]++
 	}
@@ -31,8 +37,9 @@ func (m *mirrorLog) Changed(now engine.Time, sw *Switch, out *Port, class uint8)
 func (*mirrorLog) Receive(engine.Time, *Switch, *Packet, *Port) { panic("no ARN frames here") }
 
 // runMirrors runs the incast traffic of runWorld on a k=4 fat-tree cut by
-// pod, every switch monitored by a mirrorLog, and returns its logs.
-func runMirrors(t *testing.T, threads int) (string, int) {
+// pod, every switch monitored by a mirrorLog (reading the delayed views
+// of DelayIngressView if delayed), and returns its logs.
+func runMirrors(t *testing.T, threads int, delayed bool) (string, int) {
 	topo := fatTree4(t)
 	unitOf, _, weight := Units(topo, GrainPod)
 	la, err := Lookahead(topo, unitOf)
@@ -49,9 +56,14 @@ func runMirrors(t *testing.T, threads int) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.MirrorIngress()
-	n.MirrorIngress() // a second call changes nothing
-	m := &mirrorLog{logs: make([][]string, len(n.Switches)), nonzero: make([]int, len(n.Switches))}
+	if delayed {
+		n.DelayIngressView()
+		n.DelayIngressView() // a second call changes nothing
+	} else {
+		n.MirrorIngress()
+		n.MirrorIngress()
+	}
+	m := &mirrorLog{logs: make([][]string, len(n.Switches)), nonzero: make([]int, len(n.Switches)), delayed: delayed}
 	for _, sw := range n.Switches {
 		sw.SetMonitor(m)
 	}
@@ -62,7 +74,11 @@ func runMirrors(t *testing.T, threads int) (string, int) {
 	// Drained: every copy is the peer's empty buffer.
 	n.allPorts(func(pt *Port) {
 		for c := uint8(1); c < NumClasses; c++ {
-			if v := pt.PeerIngressBytes(c); v != 0 {
+			v := pt.PeerIngressBytes(c)
+			if delayed {
+				v = pt.PeerIngressBytesDelayed(c, engine.Second)
+			}
+			if v != 0 {
 				t.Errorf("after the run, port %d of %v reads %d B in class %d of its peer", pt.Index, pt.Owner, v, c)
 			}
 		}
@@ -81,14 +97,63 @@ func runMirrors(t *testing.T, threads int) (string, int) {
 // alone: the same readings at every change for 1, 2 and 3 threads, and
 // some of them are of a non-empty buffer across units.
 func TestMirrorIngressSameForEveryThreadCount(t *testing.T) {
-	want, nonzero := runMirrors(t, 1)
-	if nonzero == 0 {
-		t.Fatal("no port read a non-empty buffer of a peer in another unit: the test does not test")
-	}
-	for threads := 2; threads <= 3; threads++ {
-		if got, _ := runMirrors(t, threads); got != want {
-			t.Errorf("%d threads differ from 1:\n%s", threads, firstDiff(want, got))
+	for _, delayed := range []bool{false, true} {
+		want, nonzero := runMirrors(t, 1, delayed)
+		if nonzero == 0 {
+			t.Fatalf("delayed %v: no port read a non-empty buffer of a peer in another unit: the test does not test", delayed)
 		}
+		for threads := 2; threads <= 3; threads++ {
+			if got, _ := runMirrors(t, threads, delayed); got != want {
+				t.Errorf("delayed %v: %d threads differ from 1:\n%s", delayed, threads, firstDiff(want, got))
+			}
+		}
+	}
+}
+
+// A delayed view reads the downstream's accounting as it was one link
+// delay (1 us here) before: after every change at or before then, and it
+// keeps doing so past the compaction of what it has read.
+func TestPeerIngressBytesDelayed(t *testing.T) {
+	n, err := Build(engine.NewSim(1), fatTree4(t), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.DelayIngressView()
+	sw := n.Switches[0]
+	up := sw.Ports[sw.UpPorts[0]]
+	down, in := up.Peer.Owner.(*Switch), up.Peer.Index
+	us := engine.Microsecond
+	change := func(at engine.Time, bytes int64) {
+		if bytes > 0 && !down.mmu.admit(in, 3, bytes) {
+			t.Fatal("admit refused")
+		} else if bytes < 0 {
+			down.mmu.release(in, 3, -bytes)
+		}
+		down.viewChanged(at, in, 3)
+	}
+	change(0, 1000)
+	change(us/2, 500)
+	change(2*us, -1000)
+	for _, c := range []struct {
+		at   engine.Time
+		want int64
+	}{{us - 1, 0}, {us, 1000}, {us + us/2 - 1, 1000}, {us + us/2, 1500}, {3*us - 1, 1500}, {3 * us, 500}} {
+		if got := up.PeerIngressBytesDelayed(3, c.at); got != c.want {
+			t.Errorf("at %v: %d B, want %d", c.at, got, c.want)
+		}
+	}
+	// 200 changes of 10 B each ns from 10 us on: every read one link
+	// delay later sees the value of its time, across compactions.
+	for i := range 200 {
+		change(10*us+engine.Time(i)*engine.Nanosecond, 10)
+	}
+	for i := 0; i < 200; i += 7 {
+		if got, want := up.PeerIngressBytesDelayed(3, 11*us+engine.Time(i)*engine.Nanosecond), int64(500+10*(i+1)); got != want {
+			t.Fatalf("change %d: %d B, want %d", i, got, want)
+		}
+	}
+	if got := up.PeerIngressBytesDelayed(0, 20*us); got != 0 {
+		t.Errorf("class 0 reads %d B, want 0", got)
 	}
 }
 

@@ -175,6 +175,9 @@ type Network struct {
 	// that the upstream port in another unit reads (mirror.go), or nil;
 	// mirrors is nil without any, and the same in every view.
 	mirrors [][]*ingressMirror
+	// ingressViews are the delayed views of DelayIngressView (mirror.go),
+	// the same in every view.
+	ingressViews ingressViews
 
 	upDown   bool    // routing by the switches' up/down tables
 	bfsDist  []int32 // scratch for shortestPaths

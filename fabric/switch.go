@@ -169,6 +169,7 @@ func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
 	if s.monitor != nil {
 		s.monitor.Changed(now, s, out, p.Class)
 		s.mirrorChanged(int(p.inPort))
+		s.viewChanged(now, int(p.inPort), p.ectx)
 	}
 }
 
@@ -194,6 +195,9 @@ func (s *Switch) departed(now engine.Time, p *Packet, out *Port) {
 		s.mirrorChanged(int(p.inPort))
 	}
 	s.net.ingress.release(now, s, p)
+	if s.monitor != nil {
+		s.viewChanged(now, int(p.inPort), p.ectx)
+	}
 }
 
 // BufferUsed is the number of bytes buffered in the switch.

@@ -32,7 +32,7 @@ func fieldVariants() [][]string {
 	v := [][]string{
 		nil,
 		{"switch.routing={}"},
-		{"switch.isolation={}", "switch.routing.kind=adaptive", "switch.isolation.afi=true"},
+		{"switch.isolation={}", "switch.routing.kind=adaptive", "switch.isolation.afi=true", "switch.isolation.credit_view=delayed"},
 		{"switch.queueing={}"},
 		{"switch.credit={}"},
 		{"parallel={}"},

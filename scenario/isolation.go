@@ -44,7 +44,20 @@ type Isolation struct {
 	// branch (the authors' earlier proposal; fabric/isolation doc.go).
 	// Off by default; AFI alone is afi: true with arn: false.
 	AFI bool `yaml:"afi,omitempty"`
+	// CreditView is how a detector sees the downstream's free buffer (FCTh's
+	// free credits): live, the downstream's buffer at the instant
+	// (docs/model.md §10.1's mapping; the default, also when absent), or
+	// delayed, as it was one link delay earlier: what the downstream can
+	// have told the upstream over the link by then, as an InfiniBand
+	// link's returned credits do. delayed is the same model on the
+	// sequential and the parallel engine; live on the parallel engine reads
+	// a switch in another unit as of the last window's end
+	// (docs/parallel.md, "Congestion isolation on the World").
+	CreditView string `yaml:"credit_view,omitempty"`
 }
+
+// CreditViews are switch.isolation.credit_view's values.
+var CreditViews = []string{"live", "delayed"}
 
 func defaultIsolation() *Isolation {
 	return &Isolation{VCBuffer: Size(64 * engine.KB), HCDTh: 0.5, LCDTh: 0.25, FCTh: 0.5, CRT: Duration(engine.Microsecond),
@@ -85,7 +98,8 @@ func (c *Isolation) validate(dataClass int) *FieldError {
 	if c.ARNEntryLifetime <= 0 || c.ARNEntryLifetime.T() == engine.Never {
 		return fieldErr(p+"arn_entry_lifetime", "must be positive and finite, got %v", c.ARNEntryLifetime)
 	}
-	return firstErr(nonNegativeTime(p+"adapt_gap", c.AdaptGap, false), slotCount(p+"flow_slots", c.FlowSlots))
+	return firstErr(nonNegativeTime(p+"adapt_gap", c.AdaptGap, false), slotCount(p+"flow_slots", c.FlowSlots),
+		optionalOneOf(p+"credit_view", "credit view", c.CreditView, CreditViews))
 }
 
 // Queueing is a static mapping of data packets onto classes

@@ -46,6 +46,7 @@ func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Ro
 		VCBuffer: int64(c.VCBuffer), ARN: c.ARN, AFC: uint8(c.AFCClass),
 		EntryLifetime: engine.Time(c.ARNEntryLifetime), ClearOnNormal: c.ARNClearOnNormal,
 		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots, AFI: c.AFI, LiveAcrossUnits: live,
+		DelayedView: c.CreditView == "delayed",
 	})
 	if err != nil {
 		return nil, err

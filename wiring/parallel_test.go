@@ -77,12 +77,13 @@ func TestParallelSameForEveryThreadCount(t *testing.T) {
 		{"default", []string{"duration=100us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=adaptive", "workload.load=0.8"}, fabric.GrainSwitch},
 		{"allreduce-128", []string{"workload.collective.bytes=1MiB", "workload.collective.iterations=2"}, 0},
 		// Congestion isolation: ARNs between units, detectors reading the
-		// downstream's buffer across units (fabric.MirrorIngress), the
-		// AFC; by pod and by switch.
+		// downstream's buffer across units (fabric.MirrorIngress; with
+		// credit_view delayed, DelayIngressView), the AFC; by pod and by
+		// switch.
 		{"arn-afi", []string{"topology.k=8", "duration=50us", "drain_limit=1ms", "workload.hotspot.start=5us", "workload.hotspot.stop=40us",
 			"switch.routing.kind=adaptive", "switch.isolation={}"}, 0},
 		{"arn-afi", []string{"topology.k=8", "duration=50us", "drain_limit=1ms", "workload.hotspot.start=5us", "workload.hotspot.stop=40us",
-			"switch.routing.kind=adaptive", "switch.isolation={afi: true}"}, fabric.GrainSwitch},
+			"switch.routing.kind=adaptive", "switch.isolation={afi: true, credit_view: delayed}"}, fabric.GrainSwitch},
 		{"default", []string{"workload.kind=simai", "workload.simai.model=llama-7b", "workload.simai.layers=2", "workload.simai.tp=2",
 			"workload.simai.gpus=32", "workload.simai.gpus_per_server=4", "workload.simai.comm_scale=0.01",
 			"workload.simai.overlap_grad_reduce=true", "workload.simai.send_latency_table=true", "duration=1us", "drain_limit=10s"}, 0},
@@ -241,85 +242,124 @@ func TestParallelSeedStatistics(t *testing.T) {
 	}
 }
 
-// TestParallelIsolationSensitivity measures what congestion isolation on
-// the World changes (docs/parallel.md, "Congestion isolation on the
-// World"): over seeds 1-16 of the ARN+AFI experiment (arn-afi with
-// adaptive routing and switch.isolation, the paper's k=12 fat-tree and H10
-// hot spot), each seed run on the sequential engine, on the World (one
-// thread: its rows are those of every thread count) and on the World
-// with the downstream's buffer read live across units
-// (BuildOptions.IsolationLive), which isolates the copy refreshed at
-// windows' ends from the World's other differences. For the mean and p99
-// slowdown, the network's efficiency during the hot spot and the
-// background's delivered Gbps to other hosts during it, the paired
-// differences must pass TestParallelSeedStatistics' criterion. Long
-// (DCSIM_LONG=1; about 7 minutes).
-func TestParallelIsolationSensitivity(t *testing.T) {
-	if os.Getenv("DCSIM_LONG") == "" {
-		t.Skip("long: set DCSIM_LONG=1")
+// isoMetrics are what the isolation sensitivity tests compare, per run:
+// the mean and p99 slowdown, the network's efficiency during the hot spot
+// and the background's delivered Gbps to other hosts during it.
+type isoMetrics [4]float64
+
+var isoMetricNames = []string{"mean slowdown", "p99 slowdown", "efficiency during the hot spot", "background delivered Gbps during the hot spot"}
+
+// runIsolation runs the ARN+AFI experiment (arn-afi with adaptive routing
+// and switch.isolation, the paper's k=12 fat-tree and H10 hot spot) with
+// seed, opt and sets.
+func runIsolation(t *testing.T, seed int, opt BuildOptions, sets ...string) isoMetrics {
+	t.Helper()
+	s, err := Catalog().Load("arn-afi", append([]string{fmt.Sprintf("seed=%d", seed), "switch.routing.kind=adaptive", "switch.isolation={}"}, sets...))
+	if err != nil {
+		t.Fatal(err)
 	}
-	type metrics [4]float64
-	names := []string{"mean slowdown", "p99 slowdown", "efficiency during the hot spot", "background delivered Gbps during the hot spot"}
-	run := func(seed int, opt BuildOptions) metrics {
-		s, err := Catalog().Load("arn-afi", []string{fmt.Sprintf("seed=%d", seed), "switch.routing.kind=adaptive", "switch.isolation={}"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := BuildWith(s, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := sim.Run(Options{})
-		var eff, other []float64
-		for _, r := range res.Samples {
-			if r.TimeNs <= 200_000 || r.TimeNs > 400_000 { // the built-in's hot spot
-				continue
-			}
-			switch r.Component + "/" + r.Metric {
-			case "network/efficiency":
-				eff = append(eff, r.Value)
-			case "other/delivered_gbps":
-				other = append(other, r.Value)
-			}
-		}
-		if res.Run.Counters["arn_generated"] == 0 || len(eff) == 0 || len(other) == 0 {
-			t.Fatalf("seed %d %+v: no ARN or no samples during the hot spot", seed, opt)
-		}
-		return metrics{res.Run.MeanSlowdown, res.Run.P99Slowdown, stat.Mean(eff, nil), stat.Mean(other, nil)}
+	sim, err := BuildWith(s, opt)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var seq, world, live []metrics
-	for seed := 1; seed <= 16; seed++ {
-		seq = append(seq, run(seed, BuildOptions{}))
-		world = append(world, run(seed, BuildOptions{Threads: 1}))
-		live = append(live, run(seed, BuildOptions{Threads: 1, IsolationLive: true}))
-	}
-	for i, name := range names {
-		col := func(ms []metrics) []float64 {
-			var v []float64
-			for _, m := range ms {
-				v = append(v, m[i])
-			}
-			return v
+	res := sim.Run(Options{})
+	var eff, other []float64
+	for _, r := range res.Samples {
+		if r.TimeNs <= 200_000 || r.TimeNs > 400_000 { // the built-in's hot spot
+			continue
 		}
-		s := col(seq)
+		switch r.Component + "/" + r.Metric {
+		case "network/efficiency":
+			eff = append(eff, r.Value)
+		case "other/delivered_gbps":
+			other = append(other, r.Value)
+		}
+	}
+	if res.Run.Counters["arn_generated"] == 0 || len(eff) == 0 || len(other) == 0 {
+		t.Fatalf("seed %d %+v %v: no ARN or no samples during the hot spot", seed, opt, sets)
+	}
+	return isoMetrics{res.Run.MeanSlowdown, res.Run.P99Slowdown, stat.Mean(eff, nil), stat.Mean(other, nil)}
+}
+
+// isoComparison is a paired comparison of two series of runs over seeds.
+type isoComparison struct {
+	what string
+	a, b []isoMetrics
+}
+
+// compareIsolation logs, for each metric, each comparison's paired
+// difference (mean, sd, t) against the spread of base over seeds, and
+// fails one that varies more than the seeds do or whose mean exceeds half
+// their spread (TestParallelSeedStatistics' criterion).
+func compareIsolation(t *testing.T, baseName string, base []isoMetrics, cs ...isoComparison) {
+	t.Helper()
+	col := func(ms []isoMetrics, i int) []float64 {
+		var v []float64
+		for _, m := range ms {
+			v = append(v, m[i])
+		}
+		return v
+	}
+	for i, name := range isoMetricNames {
+		s := col(base, i)
 		spread := stat.StdDev(s, nil)
-		for _, c := range []struct {
-			what string
-			a, b []float64
-		}{{"World - sequential", col(world), s}, {"World live - sequential", col(live), s}, {"World - World live", col(world), col(live)}} {
-			d := make([]float64, len(s))
+		for _, c := range cs {
+			a, b := col(c.a, i), col(c.b, i)
+			d := make([]float64, len(a))
 			for j := range d {
-				d[j] = c.a[j] - c.b[j]
+				d[j] = a[j] - b[j]
 			}
 			mean, sd := stat.MeanStdDev(d, nil)
 			se := sd / math.Sqrt(float64(len(d)))
-			t.Logf("%s: sequential %.3f ± %.3f (sd over seeds); %s %+.4f (sd %.4f, se %.4f, t %+.2f)",
-				name, stat.Mean(s, nil), spread, c.what, mean, sd, se, mean/se)
+			t.Logf("%s: %s %.3f ± %.3f (sd over seeds); %s %+.4f (sd %.4f, se %.4f, t %+.2f)",
+				name, baseName, stat.Mean(s, nil), spread, c.what, mean, sd, se, mean/se)
 			if sd > spread || math.Abs(mean) > spread/2 {
 				t.Errorf("%s: %s differs by %+.4f (sd %.4f) against a seed spread of %.4f", name, c.what, mean, sd, spread)
 			}
 		}
 	}
+}
+
+// TestParallelIsolationSensitivity measures what congestion isolation on
+// the World changes (docs/parallel.md, "Congestion isolation on the
+// World"): over seeds 1-16 of the ARN+AFI experiment (runIsolation), each
+// seed run on the sequential engine, on the World (one thread: its rows
+// are those of every thread count) and on the World with the
+// downstream's buffer read live across units (BuildOptions.IsolationLive),
+// which isolates the copy refreshed at windows' ends from the World's
+// other differences (compareIsolation). Long (DCSIM_LONG=1; about 7
+// minutes).
+func TestParallelIsolationSensitivity(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("long: set DCSIM_LONG=1")
+	}
+	var seq, world, live []isoMetrics
+	for seed := 1; seed <= 16; seed++ {
+		seq = append(seq, runIsolation(t, seed, BuildOptions{}))
+		world = append(world, runIsolation(t, seed, BuildOptions{Threads: 1}))
+		live = append(live, runIsolation(t, seed, BuildOptions{Threads: 1, IsolationLive: true}))
+	}
+	compareIsolation(t, "sequential", seq, isoComparison{"World - sequential", world, seq},
+		isoComparison{"World live - sequential", live, seq}, isoComparison{"World - World live", world, live})
+}
+
+// TestIsolationCreditViewSensitivity measures switch.isolation.credit_view
+// delayed (the downstream's buffer as it was one link delay earlier, the
+// same model on both engines) against live, on the sequential engine, and
+// the World against the sequential engine with it, over seeds 1-16 of the
+// ARN+AFI experiment. Long (DCSIM_LONG=1; about 5 minutes).
+func TestIsolationCreditViewSensitivity(t *testing.T) {
+	if os.Getenv("DCSIM_LONG") == "" {
+		t.Skip("long: set DCSIM_LONG=1")
+	}
+	var live, delayed, world []isoMetrics
+	for seed := 1; seed <= 16; seed++ {
+		live = append(live, runIsolation(t, seed, BuildOptions{}))
+		delayed = append(delayed, runIsolation(t, seed, BuildOptions{}, "switch.isolation.credit_view=delayed"))
+		world = append(world, runIsolation(t, seed, BuildOptions{Threads: 1}, "switch.isolation.credit_view=delayed"))
+	}
+	compareIsolation(t, "sequential live", live, isoComparison{"sequential delayed - sequential live", delayed, live},
+		isoComparison{"World delayed - sequential delayed", world, delayed})
 }
 
 // On the World, a thread frees the pages of another thread's QPs'

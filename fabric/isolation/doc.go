@@ -27,8 +27,9 @@
 // its entries, and form again every few microseconds). Free credits map
 // onto Ethernet as docs/model.md §10.1 says: a downstream switch's free
 // input buffer for the class, VCBuffer minus what it holds from this port
-// in that class (fabric.Switch.IngressBytes), 0 while the class is paused
-// by PFC; a host always has VCBuffer free. Detectors are observed at every
+// in that class (fabric.Switch.IngressBytes; with Config.DelayedView as it
+// was one link delay earlier), 0 while the class is paused by PFC; a host
+// always has VCBuffer free. Detectors are observed at every
 // enqueue and dequeue of their class (fabric.QueueMonitor) and at their
 // timers. The AFC has no detector: adapted flows cannot root new trees.
 // Counters count the transitions into each state, and Config.OnChange is
@@ -167,7 +168,11 @@
 // link delay old (credits come back over the link), so the copy is no
 // less faithful than the live value; it is a difference from the
 // sequential engine, measured in docs/parallel.md ("Congestion isolation
-// on the World"). The invariants check of every 64th ARN frame reads
+// on the World"). Config.DelayedView (switch.isolation.credit_view:
+// delayed) is the model both engines share: every detector sees its
+// downstream's buffer as it was one link delay earlier
+// (fabric.Network.DelayIngressView), within a unit and across units,
+// on the sequential engine and on a World alike. The invariants check of every 64th ARN frame reads
 // every switch and runs on the sequential engine only; Check at the
 // run's end runs on both.
 package isolation

@@ -61,6 +61,14 @@ type Config struct {
 	// Install refuses it on more than one thread, where the read would
 	// race.
 	LiveAcrossUnits bool
+	// DelayedView makes a detector see the downstream switch's buffer as
+	// it was one link delay earlier (fabric.Network.DelayIngressView):
+	// what the downstream can have told the upstream over the link by
+	// then, as an InfiniBand link's returned credits do, and the same
+	// model on the sequential engine and on a World. False reads it live
+	// (docs/model.md §10.1's mapping; across units on a World, the copy of
+	// the last window's end).
+	DelayedView bool
 	// OnChange, when set, is the trace point of every detector state
 	// change.
 	OnChange func(now engine.Time, sw *fabric.Switch, port int, class uint8, from, to State)
@@ -189,12 +197,14 @@ func Install(net *fabric.Network, cfg Config) (*Isolation, error) {
 	}
 	// On a World the detectors read the downstream's buffer across units
 	// through copies kept at windows' ends.
-	if w := net.World(); w != nil {
-		if !cfg.LiveAcrossUnits {
-			net.MirrorIngress()
-		} else if w.Threads() > 1 {
-			return nil, fmt.Errorf("isolation: live reads across units need one thread, not %d", w.Threads())
-		}
+	switch w := net.World(); {
+	case cfg.DelayedView:
+		net.DelayIngressView()
+	case w == nil:
+	case !cfg.LiveAcrossUnits:
+		net.MirrorIngress()
+	case w.Threads() > 1:
+		return nil, fmt.Errorf("isolation: live reads across units need one thread, not %d", w.Threads())
 	}
 	iso := &Isolation{cfg: cfg, net: net, det: make([][]detector, len(net.Switches)), tabs: make([]table, len(net.Switches))}
 	for i, sw := range net.Switches {
@@ -322,21 +332,26 @@ func (d *detector) Fire(now engine.Time, kind uint8) {
 	}
 }
 
-// free is the downstream's free credits for out's class c (on a World,
-// across units, as of the last window's end: fabric.Port.PeerIngressBytes).
-func (iso *Isolation) free(out *fabric.Port, c uint8) int64 {
+// free is the downstream's free credits for out's class c at now: live
+// (on a World, across units, as of the last window's end:
+// fabric.Port.PeerIngressBytes), or with Config.DelayedView as of one
+// link delay earlier.
+func (iso *Isolation) free(now engine.Time, out *fabric.Port, c uint8) int64 {
 	if out.Paused(c) {
 		return 0
 	}
 	if _, ok := out.Peer.Owner.(*fabric.Switch); !ok {
 		return iso.cfg.VCBuffer
 	}
+	if iso.cfg.DelayedView {
+		return max(0, iso.cfg.VCBuffer-out.PeerIngressBytesDelayed(c, now))
+	}
 	return max(0, iso.cfg.VCBuffer-out.PeerIngressBytes(c))
 }
 
 func (iso *Isolation) observe(now engine.Time, d *detector) {
 	out := d.sw.Ports[d.port]
-	from, to, wake := d.Observe(now, iso.occupancy(d, out), iso.free(out, d.class), &iso.cfg.Thresholds)
+	from, to, wake := d.Observe(now, iso.occupancy(d, out), iso.free(now, out, d.class), &iso.cfg.Thresholds)
 	if wake > 0 && wake != d.wake {
 		d.wake = wake
 		d.sw.Network().Sim.At(wake, d, evRootTimer)
