@@ -232,6 +232,8 @@ func TestParseErrors(t *testing.T) {
 			"scenario.yaml:1: trace.interval: 1ns would write at least 1.28e+09 sample rows (128 a sample: ports x metrics, a QP a host for qp_rate; x 10000000 samples in duration 10ms), above the limit of 1e+09: use a longer interval"},
 		{"trace with an endless drain", "drain_limit: never\ntrace: {interval: 10us}\n", nil,
 			"scenario.yaml:2: trace.interval: 10us with drain_limit: never would sample for as long as the drain lasts, without bound: give drain_limit a duration"},
+		{"unknown credit view", "switch:\n  isolation: {credit_view: late}\n", nil,
+			"scenario.yaml:2: switch.isolation.credit_view: unknown credit view \"late\" (valid: live, delayed)"},
 		// Issue 27, item 5: accepted and silently ignored.
 		{"afi without adaptive routing", "switch:\n  isolation: {afi: true}\n", nil,
 			"scenario.yaml:2: switch.isolation.afi: true has no effect without adaptive routing (AFI adapts the packets adaptive routing diverts; the switches route by ECMP here): set switch.routing.kind: adaptive (or spray), or remove afi"},
