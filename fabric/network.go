@@ -171,11 +171,7 @@ type Network struct {
 	world  *engine.World
 	unitOf []int32
 	views  []*Network
-	// mirrors[s][i] is the copy of switch s's input port i's accounting
-	// that the upstream port in another unit reads (mirror.go), or nil;
-	// mirrors is nil without any, and the same in every view.
-	mirrors [][]*ingressMirror
-	// ingressViews are the delayed views of DelayIngressView (mirror.go),
+	// ingressViews are the delayed views of DelayIngressView (ingressview.go),
 	// the same in every view.
 	ingressViews ingressViews
 

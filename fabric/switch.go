@@ -168,7 +168,6 @@ func (s *Switch) Receive(now engine.Time, p *Packet, in *Port) {
 	out.enqueue(now, p)
 	if s.monitor != nil {
 		s.monitor.Changed(now, s, out, p.Class)
-		s.mirrorChanged(int(p.inPort))
 		s.viewChanged(now, int(p.inPort), p.ectx)
 	}
 }
@@ -192,7 +191,6 @@ func (s *Switch) departed(now engine.Time, p *Packet, out *Port) {
 	s.mmu.used -= int64(p.Size)
 	if s.monitor != nil {
 		s.monitor.Changed(now, s, out, p.Class)
-		s.mirrorChanged(int(p.inPort))
 	}
 	s.net.ingress.release(now, s, p)
 	if s.monitor != nil {

@@ -292,7 +292,7 @@ func (n *Network) HostPool(h int) *Pool { return n.HostPorts[h].net.Pool }
 // settings (Config.NS3Rand, NS3EventOrder, WholeNs: the compat profile
 // replays ns-3's global event order and its one generator) and routers
 // that do not implement ParallelRouter. fabric/isolation runs on it,
-// reading a downstream switch in another unit through MirrorIngress.
+// reading a downstream switch in another unit through DelayIngressView.
 func BuildWorld(w *engine.World, unitOf []int32, t *Topology, cfg Config) (*Network, error) {
 	switch {
 	case cfg.NS3Rand != nil:
@@ -428,10 +428,6 @@ type crossLink struct {
 	observer Observer
 	peer     *Port
 	peerIdx  uint16
-
-	// mirror is the sending port's copy of the receiving switch's input
-	// accounting (MirrorIngress), or nil.
-	mirror *ingressMirror
 }
 
 // Arrive implements engine.Courier: at the window's end, on the receiving

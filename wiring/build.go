@@ -149,12 +149,6 @@ type BuildOptions struct {
 	// too, with one thread when Threads is 0; its parallel.units is the
 	// cut into units (by pod when the scenario has no parallel section).
 	Threads int
-	// IsolationLive, with Threads 1, makes congestion isolation read a
-	// downstream switch in another unit live instead of through the copy
-	// refreshed at windows' ends (isolation.Config.LiveAcrossUnits): for
-	// measuring what the copy changes (TestParallelIsolationSensitivity).
-	// Refused on more threads.
-	IsolationLive bool
 }
 
 // BuildWith is Build with options.
@@ -225,7 +219,7 @@ func build(s *scenario.Scenario, rules ns3Rules, opt BuildOptions) (*Sim, error)
 	if qmap != nil {
 		qmap.Bind(net)
 	}
-	iso, err := installIsolation(s, net, isoRouter, opt.IsolationLive)
+	iso, err := installIsolation(s, net, isoRouter)
 	if err != nil {
 		return nil, fmt.Errorf("switch.isolation: %v", err)
 	}

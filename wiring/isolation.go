@@ -34,8 +34,7 @@ func isolationRouter(s *scenario.Scenario, fcfg *fabric.Config) *isolation.Route
 }
 
 // installIsolation puts detectors and ARN tables on net's switches.
-// live is BuildOptions.IsolationLive.
-func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Router, live bool) (*isolation.Isolation, error) {
+func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Router) (*isolation.Isolation, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -45,8 +44,7 @@ func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Ro
 			CRT: engine.Time(c.CRT)},
 		VCBuffer: int64(c.VCBuffer), ARN: c.ARN, AFC: uint8(c.AFCClass),
 		EntryLifetime: engine.Time(c.ARNEntryLifetime), ClearOnNormal: c.ARNClearOnNormal,
-		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots, AFI: c.AFI, LiveAcrossUnits: live,
-		DelayedView: c.CreditView == "delayed",
+		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots, AFI: c.AFI, DelayedView: c.CreditView == "delayed",
 	})
 	if err != nil {
 		return nil, err

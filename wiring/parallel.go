@@ -20,9 +20,10 @@ import (
 // start and sends it to its source's unit) over any fabric, congestion
 // control and scheduler; and training runs, whose executor is the
 // World's barrier (train_world.go), exact when the send latency is at
-// least the lookahead; congestion isolation (fabric/isolation, per switch;
-// a detector reads the downstream's buffer across units as of the last
-// window's end: fabric.Network.MirrorIngress). Closed loops (halo, mpitrace) post a flow at the
+// least the lookahead; congestion isolation with credit_view: delayed
+// (fabric/isolation, per switch; a detector sees the downstream's buffer
+// one link delay late, fabric.Network.DelayIngressView, the same model on
+// both engines). Closed loops (halo, mpitrace) post a flow at the
 // instant another completes, on another host: zero lookahead, so they
 // stay on the sequential engine, as does the ns-3 profile, whose flow-for-flow
 // replays depend on ns-3's global event order (docs/parallel.md, "What
@@ -34,6 +35,8 @@ func ParallelRefusal(s *scenario.Scenario) string {
 	switch {
 	case s.Compat != scenario.CompatNone:
 		return fmt.Sprintf("compat: %s replays the reference's single event order; it runs on the sequential engine only (leave --threads and parallel unset)", s.Compat)
+	case s.Switch.Isolation != nil && s.Switch.Isolation.CreditView != "delayed":
+		return "switch.isolation.credit_view: live reads the downstream switch's buffer at the instant, which the parallel engine cannot across its parts: set credit_view: delayed (the same model on both engines), or leave --threads and parallel unset"
 	}
 	return ""
 }

@@ -77,11 +77,10 @@ func TestParallelSameForEveryThreadCount(t *testing.T) {
 		{"default", []string{"duration=100us", "topology.kind=fat-tree", "topology.k=4", "switch.routing.kind=adaptive", "workload.load=0.8"}, fabric.GrainSwitch},
 		{"allreduce-128", []string{"workload.collective.bytes=1MiB", "workload.collective.iterations=2"}, 0},
 		// Congestion isolation: ARNs between units, detectors reading the
-		// downstream's buffer across units (fabric.MirrorIngress; with
-		// credit_view delayed, DelayIngressView), the AFC; by pod and by
-		// switch.
+		// downstream's buffer one link delay late across units
+		// (fabric.DelayIngressView), the AFC; by pod and by switch.
 		{"arn-afi", []string{"topology.k=8", "duration=50us", "drain_limit=1ms", "workload.hotspot.start=5us", "workload.hotspot.stop=40us",
-			"switch.routing.kind=adaptive", "switch.isolation={}"}, 0},
+			"switch.routing.kind=adaptive", "switch.isolation={credit_view: delayed}"}, 0},
 		{"arn-afi", []string{"topology.k=8", "duration=50us", "drain_limit=1ms", "workload.hotspot.start=5us", "workload.hotspot.stop=40us",
 			"switch.routing.kind=adaptive", "switch.isolation={afi: true, credit_view: delayed}"}, fabric.GrainSwitch},
 		{"default", []string{"workload.kind=simai", "workload.simai.model=llama-7b", "workload.simai.layers=2", "workload.simai.tp=2",
@@ -133,6 +132,7 @@ func TestParallelRefusals(t *testing.T) {
 		want    string
 	}{
 		{"default", []string{"compat=hpcc-ns3"}, 1, "compat"},
+		{"arn-afi", []string{"switch.isolation={}"}, 1, "switch.isolation.credit_view"},
 		{"allreduce-128", []string{"workload.collective.send_latency=500ns"}, 1, "workload.collective.send_latency"},
 		{"llama-7b", []string{"workload.simai.send_latency_table=true", "workload.simai.protocol=ll", "topology.link_delay=10us"}, 1, "workload.simai.send_latency_table"},
 		{"halo", nil, 1, `workload.kind "halo"`},
@@ -169,7 +169,7 @@ func TestParallelBounds(t *testing.T) {
 		{"default 128 hosts, 200us", "default", []string{"duration=200us"}, fabric.GrainPod},
 		{"fat-tree k=16 (1,024 hosts), 50us, units by pod", "default", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}, fabric.GrainPod},
 		{"fat-tree k=16 (1,024 hosts), 50us, units by switch", "default", []string{"duration=50us", "topology.kind=fat-tree", "topology.k=16"}, fabric.GrainSwitch},
-		{"arn-afi (k=12, 100 ns links) with adaptive routing and isolation", "arn-afi", []string{"switch.routing.kind=adaptive", "switch.isolation={}"}, fabric.GrainPod},
+		{"arn-afi (k=12, 100 ns links) with adaptive routing and isolation", "arn-afi", []string{"switch.routing.kind=adaptive", "switch.isolation={credit_view: delayed}"}, fabric.GrainPod},
 	} {
 		var want []byte
 		for _, threads := range []int{1, 2, 4, 8, 16} {
@@ -320,34 +320,14 @@ func compareIsolation(t *testing.T, baseName string, base []isoMetrics, cs ...is
 	}
 }
 
-// TestParallelIsolationSensitivity measures what congestion isolation on
-// the World changes (docs/parallel.md, "Congestion isolation on the
-// World"): over seeds 1-16 of the ARN+AFI experiment (runIsolation), each
-// seed run on the sequential engine, on the World (one thread: its rows
-// are those of every thread count) and on the World with the
-// downstream's buffer read live across units (BuildOptions.IsolationLive),
-// which isolates the copy refreshed at windows' ends from the World's
-// other differences (compareIsolation). Long (DCSIM_LONG=1; about 7
-// minutes).
-func TestParallelIsolationSensitivity(t *testing.T) {
-	if os.Getenv("DCSIM_LONG") == "" {
-		t.Skip("long: set DCSIM_LONG=1")
-	}
-	var seq, world, live []isoMetrics
-	for seed := 1; seed <= 16; seed++ {
-		seq = append(seq, runIsolation(t, seed, BuildOptions{}))
-		world = append(world, runIsolation(t, seed, BuildOptions{Threads: 1}))
-		live = append(live, runIsolation(t, seed, BuildOptions{Threads: 1, IsolationLive: true}))
-	}
-	compareIsolation(t, "sequential", seq, isoComparison{"World - sequential", world, seq},
-		isoComparison{"World live - sequential", live, seq}, isoComparison{"World - World live", world, live})
-}
-
 // TestIsolationCreditViewSensitivity measures switch.isolation.credit_view
 // delayed (the downstream's buffer as it was one link delay earlier, the
-// same model on both engines) against live, on the sequential engine, and
-// the World against the sequential engine with it, over seeds 1-16 of the
-// ARN+AFI experiment. Long (DCSIM_LONG=1; about 5 minutes).
+// one the parallel engine runs) against live, on the sequential engine,
+// and the World (one thread: its rows are every thread count's) against
+// the sequential engine with it, over seeds 1-16 of the ARN+AFI
+// experiment (runIsolation, compareIsolation; docs/parallel.md,
+// "Congestion isolation on the World"). Long (DCSIM_LONG=1; about 5
+// minutes).
 func TestIsolationCreditViewSensitivity(t *testing.T) {
 	if os.Getenv("DCSIM_LONG") == "" {
 		t.Skip("long: set DCSIM_LONG=1")

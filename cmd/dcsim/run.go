@@ -53,9 +53,10 @@ same-time events between parts of the fabric, per-switch random streams,
 QP ids). --units pod|switch chooses the parts (pod by default); the rows
 depend on it, not on N, so both go into the run's scenario.yaml (a
 "parallel" section) and its config hash. It runs open-loop workloads and
-training runs whose send latency is at least the lookahead, with or
-without congestion isolation; closed loops and the ns-3 profile are
-refused (exit 2).`,
+training runs whose send latency is at least the lookahead, and
+congestion isolation with switch.isolation.credit_view: delayed (the same
+model on both engines); closed loops, the ns-3 profile and isolation's
+live credit view are refused (exit 2).`,
 		Example: `  dcsim run
   dcsim run default --set workload.load=0.8 --set nic.qp_mapping=per-pair
   dcsim run my.yaml --seed 7 --out results/my-7`,

@@ -53,21 +53,13 @@ type Config struct {
 	// or a Branch, gets the adapted bit there, with no ARN. Set ARN
 	// false for AFI alone.
 	AFI bool
-	// LiveAcrossUnits makes a detector on a World of one thread read a
-	// downstream switch in another unit live, as within a unit, instead
-	// of through the copy refreshed at windows' ends
-	// (fabric.Network.MirrorIngress): only to measure what the copy
-	// changes (docs/parallel.md, "Congestion isolation on the World").
-	// Install refuses it on more than one thread, where the read would
-	// race.
-	LiveAcrossUnits bool
 	// DelayedView makes a detector see the downstream switch's buffer as
 	// it was one link delay earlier (fabric.Network.DelayIngressView):
 	// what the downstream can have told the upstream over the link by
 	// then, as an InfiniBand link's returned credits do, and the same
-	// model on the sequential engine and on a World. False reads it live
-	// (docs/model.md §10.1's mapping; across units on a World, the copy of
-	// the last window's end).
+	// model on the sequential engine and on a World. False reads it at
+	// the instant (docs/model.md §10.1's mapping), which a switch in
+	// another unit of a World cannot: Install refuses it there.
 	DelayedView bool
 	// OnChange, when set, is the trace point of every detector state
 	// change.
@@ -121,7 +113,7 @@ type Counters struct {
 // Its state is per switch (detectors, ARN table, ARNids, counters), and a
 // switch's handlers touch only their own switch's, so it runs on a World:
 // each switch on its unit's thread (Sim, Pool), the downstream's free
-// buffer read across units through fabric.Network.MirrorIngress.
+// buffer read through a delayed view (Config.DelayedView).
 type Isolation struct {
 	cfg  Config
 	net  *fabric.Network
@@ -197,14 +189,10 @@ func Install(net *fabric.Network, cfg Config) (*Isolation, error) {
 	}
 	// On a World the detectors read the downstream's buffer across units
 	// through copies kept at windows' ends.
-	switch w := net.World(); {
-	case cfg.DelayedView:
+	if cfg.DelayedView {
 		net.DelayIngressView()
-	case w == nil:
-	case !cfg.LiveAcrossUnits:
-		net.MirrorIngress()
-	case w.Threads() > 1:
-		return nil, fmt.Errorf("isolation: live reads across units need one thread, not %d", w.Threads())
+	} else if net.World() != nil {
+		return nil, fmt.Errorf("isolation: on a parallel (World) network a detector cannot read a downstream switch in another unit at the instant: use the delayed view (DelayedView)")
 	}
 	iso := &Isolation{cfg: cfg, net: net, det: make([][]detector, len(net.Switches)), tabs: make([]table, len(net.Switches))}
 	for i, sw := range net.Switches {
@@ -332,10 +320,8 @@ func (d *detector) Fire(now engine.Time, kind uint8) {
 	}
 }
 
-// free is the downstream's free credits for out's class c at now: live
-// (on a World, across units, as of the last window's end:
-// fabric.Port.PeerIngressBytes), or with Config.DelayedView as of one
-// link delay earlier.
+// free is the downstream's free credits for out's class c at now: at the
+// instant, or with Config.DelayedView as of one link delay earlier.
 func (iso *Isolation) free(now engine.Time, out *fabric.Port, c uint8) int64 {
 	if out.Paused(c) {
 		return 0

@@ -445,10 +445,11 @@ func buildWorld(t *testing.T, cfg fabric.Config) (*fabric.Network, error) {
 	return fabric.BuildWorld(w, unitOf, topo, cfg)
 }
 
-// Isolation installs on a World (its state is per switch): its router
-// runs on every switch when its base can, and is refused, naming it,
-// when its base cannot. wiring's TestParallelSameForEveryThreadCount runs
-// it on every thread count.
+// Isolation installs on a World (its state is per switch) with the
+// delayed view of the downstream's buffer, and refuses the instant's: its
+// router runs on every switch when its base can, and is refused, naming
+// it, when its base cannot. wiring's TestParallelSameForEveryThreadCount
+// runs it on every thread count.
 func TestInstallOnWorld(t *testing.T) {
 	for _, c := range []struct {
 		base fabric.Router
@@ -467,12 +468,12 @@ func TestInstallOnWorld(t *testing.T) {
 			}
 			continue
 		}
-		live := testConfig()
-		live.LiveAcrossUnits = true
-		if _, err := Install(n, live); err == nil {
-			t.Error("live reads across units on 2 threads: no error")
+		if _, err := Install(n, testConfig()); err == nil || !strings.Contains(err.Error(), "DelayedView") {
+			t.Errorf("the instant's view on a World: error %v, want one naming DelayedView", err)
 		}
-		iso, err := Install(n, testConfig())
+		delayed := testConfig()
+		delayed.DelayedView = true
+		iso, err := Install(n, delayed)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,38 +8,32 @@ import (
 	"github.com/dcsim/dcsim/engine"
 )
 
-// mirrorLog is a QueueMonitor that records, at every change of a switch's
+// viewLog is a QueueMonitor that records, at every change of a switch's
 // egress queue towards another switch, what the port reads of the peer's
-// input buffer (PeerIngressBytes): one log per switch, written only on
-// its thread.
-type mirrorLog struct {
+// input buffer (PeerIngressBytesDelayed): one log per switch, written
+// only on its thread.
+type viewLog struct {
 	logs    [][]string
 	nonzero []int // readings above 0 of a peer in another unit, per switch
-	delayed bool  // read PeerIngressBytesDelayed
 }
 
-func (m *mirrorLog) Changed(now engine.Time, sw *Switch, out *Port, class uint8) {
+func (m *viewLog) Changed(now engine.Time, sw *Switch, out *Port, class uint8) {
 	if _, ok := out.peerOwner.(*Switch); !ok {
 		return
 	}
-	var v int64
-	if m.delayed {
-		v = out.PeerIngressBytesDelayed(class, now)
-	} else {
-		v = out.PeerIngressBytes(class)
-	}
+	v := out.PeerIngressBytesDelayed(class, now)
 	if v > 0 && out.cross {
 		m.nonzero[sw.index]++
 	}
 	m.logs[sw.index] = append(m.logs[sw.index], fmt.Sprintf("%d %d %d %d", now, out.Index, class, v))
 }
 
-func (*mirrorLog) Receive(engine.Time, *Switch, *Packet, *Port) { panic("no ARN frames here") }
+func (*viewLog) Receive(engine.Time, *Switch, *Packet, *Port) { panic("no ARN frames here") }
 
-// runMirrors runs the incast traffic of runWorld on a k=4 fat-tree cut by
-// pod, every switch monitored by a mirrorLog (reading the delayed views
-// of DelayIngressView if delayed), and returns its logs.
-func runMirrors(t *testing.T, threads int, delayed bool) (string, int) {
+// runViews runs the incast traffic of runWorld on a k=4 fat-tree cut by
+// pod with delayed views (DelayIngressView), every switch monitored by a
+// viewLog, and returns its logs.
+func runViews(t *testing.T, threads int) (string, int) {
 	topo := fatTree4(t)
 	unitOf, _, weight := Units(topo, GrainPod)
 	la, err := Lookahead(topo, unitOf)
@@ -56,14 +50,9 @@ func runMirrors(t *testing.T, threads int, delayed bool) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if delayed {
-		n.DelayIngressView()
-		n.DelayIngressView() // a second call changes nothing
-	} else {
-		n.MirrorIngress()
-		n.MirrorIngress()
-	}
-	m := &mirrorLog{logs: make([][]string, len(n.Switches)), nonzero: make([]int, len(n.Switches)), delayed: delayed}
+	n.DelayIngressView()
+	n.DelayIngressView() // a second call changes nothing
+	m := &viewLog{logs: make([][]string, len(n.Switches)), nonzero: make([]int, len(n.Switches))}
 	for _, sw := range n.Switches {
 		sw.SetMonitor(m)
 	}
@@ -71,14 +60,10 @@ func runMirrors(t *testing.T, threads int, delayed bool) (string, int) {
 	if !w.Run(engine.Second) {
 		t.Fatal("the run did not drain")
 	}
-	// Drained: every copy is the peer's empty buffer.
+	// Drained: every view sees the peer's empty buffer.
 	n.allPorts(func(pt *Port) {
 		for c := uint8(1); c < NumClasses; c++ {
-			v := pt.PeerIngressBytes(c)
-			if delayed {
-				v = pt.PeerIngressBytesDelayed(c, engine.Second)
-			}
-			if v != 0 {
+			if v := pt.PeerIngressBytesDelayed(c, engine.Second); v != 0 {
 				t.Errorf("after the run, port %d of %v reads %d B in class %d of its peer", pt.Index, pt.Owner, v, c)
 			}
 		}
@@ -92,20 +77,18 @@ func runMirrors(t *testing.T, threads int, delayed bool) (string, int) {
 	return b.String(), nonzero
 }
 
-// The copies of a peer's input buffer across units are refreshed at
-// windows' ends only, so what a port reads depends on the simulation
-// alone: the same readings at every change for 1, 2 and 3 threads, and
-// some of them are of a non-empty buffer across units.
-func TestMirrorIngressSameForEveryThreadCount(t *testing.T) {
-	for _, delayed := range []bool{false, true} {
-		want, nonzero := runMirrors(t, 1, delayed)
-		if nonzero == 0 {
-			t.Fatalf("delayed %v: no port read a non-empty buffer of a peer in another unit: the test does not test", delayed)
-		}
-		for threads := 2; threads <= 3; threads++ {
-			if got, _ := runMirrors(t, threads, delayed); got != want {
-				t.Errorf("delayed %v: %d threads differ from 1:\n%s", delayed, threads, firstDiff(want, got))
-			}
+// What a port reads of a peer's input buffer through a delayed view
+// depends on the simulation alone: the same readings at every change for
+// 1, 2 and 3 threads, and some of them are of a non-empty buffer across
+// units. Run it under -race too.
+func TestDelayedViewSameForEveryThreadCount(t *testing.T) {
+	want, nonzero := runViews(t, 1)
+	if nonzero == 0 {
+		t.Fatal("no port read a non-empty buffer of a peer in another unit: the test does not test")
+	}
+	for threads := 2; threads <= 3; threads++ {
+		if got, _ := runViews(t, threads); got != want {
+			t.Errorf("%d threads differ from 1:\n%s", threads, firstDiff(want, got))
 		}
 	}
 }
@@ -157,14 +140,13 @@ func TestPeerIngressBytesDelayed(t *testing.T) {
 	}
 }
 
-// On a plain network and within a unit, a port reads its peer's live
-// input accounting.
+// On a plain network a port reads its peer's input accounting at the
+// instant; across units of a World it cannot, and PeerIngressBytes says so.
 func TestPeerIngressBytesPlain(t *testing.T) {
 	n, err := Build(engine.NewSim(1), fatTree4(t), DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.MirrorIngress() // nothing on a plain network
 	sw := n.Switches[0]
 	up := sw.Ports[sw.UpPorts[0]]
 	down := up.Peer.Owner.(*Switch)
@@ -177,4 +159,21 @@ func TestPeerIngressBytesPlain(t *testing.T) {
 	if got := n.HostPorts[0].Peer.PeerIngressBytes(3); got != 0 {
 		t.Errorf("a port towards a host reads %d B, want 0", got)
 	}
+	topo := fatTree4(t)
+	unitOf, units, _ := Units(topo, GrainSwitch)
+	w, err := engine.NewWorld(1, units, 1, engine.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wn, err := BuildWorld(w, unitOf, topo, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "DelayIngressView") {
+			t.Errorf("PeerIngressBytes across units: panic %v, want one naming DelayIngressView", p)
+		}
+	}()
+	cross := wn.Switches[0].Ports[wn.Switches[0].UpPorts[0]]
+	cross.PeerIngressBytes(3)
 }
