@@ -23,10 +23,9 @@ func (pt *Port) PeerIngressBytes(c uint8) int64 {
 // have told the upstream over the link by now, as the credits of an
 // InfiniBand link do. Unlike the live read, it is the same on the
 // sequential engine and on a World (where the live read is impossible
-// across units): on a link between units every change
-// a read at t needs (at or before t - Delay, before the window's start
-// since Delay >= the lookahead) has reached the upstream at the window's
-// end. The downstream logs every change of its accounting for the link
+// across units): on a link between units every change a read at t needs
+// (at or before t - Delay, before the window's start since Delay >= the
+// lookahead) has reached the upstream at the window's end. The downstream logs every change of its accounting for the link
 // (time, class, value); within a unit the upstream reads that log, across
 // units a copy that a courier brings at windows' ends.
 
@@ -42,8 +41,7 @@ type ingressChange struct {
 // input accounting for the link (see above).
 type ingressView struct {
 	down     *Switch
-	idx      int         // the link's port index at down
-	delay    engine.Time // the link's delay
+	idx      int // the link's port index at down
 	log      []ingressChange
 	in       []ingressChange // across units: the log's entries brought at windows' ends
 	head     int             // the reader's position in in (across units) or log
@@ -132,7 +130,7 @@ func (n *Network) DelayIngressView() {
 			if vs.up[sw.index] == nil {
 				vs.up[sw.index] = make([]*ingressView, len(sw.Ports))
 			}
-			v := &ingressView{down: down, idx: int(pt.peerIdx), delay: pt.Delay}
+			v := &ingressView{down: down, idx: int(pt.peerIdx)}
 			if pt.xl != nil {
 				v.cross, v.src, v.dst = true, pt.xl.dst, pt.xl.src
 			}

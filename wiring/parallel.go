@@ -36,7 +36,7 @@ func ParallelRefusal(s *scenario.Scenario) string {
 	case s.Compat != scenario.CompatNone:
 		return fmt.Sprintf("compat: %s replays the reference's single event order; it runs on the sequential engine only (leave --threads and parallel unset)", s.Compat)
 	case s.Switch.Isolation != nil && s.Switch.Isolation.CreditView != "delayed":
-		return "switch.isolation.credit_view: live reads the downstream switch's buffer at the instant, which the parallel engine cannot across its parts: set credit_view: delayed (the same model on both engines), or leave --threads and parallel unset"
+		return "switch.isolation.credit_view: live reads the downstream switch's buffer at the instant, which the parallel engine cannot do across its parts: set it to delayed (--set switch.isolation.credit_view=delayed, the same model on both engines), or run without --threads and a parallel section"
 	}
 	return ""
 }

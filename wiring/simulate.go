@@ -420,7 +420,11 @@ func (r *Result) Headline() string {
 	}
 	engineNote := ""
 	if w := r.Sim.World; w != nil {
-		engineNote = fmt.Sprintf("; parallel engine, units by %s: %d units on %d threads", r.Sim.grain, r.Sim.driverUnit, w.Threads())
+		threads := "threads"
+		if w.Threads() == 1 {
+			threads = "thread"
+		}
+		engineNote = fmt.Sprintf("; parallel engine, units by %s: %d units on %d %s", r.Sim.grain, r.Sim.driverUnit, w.Threads(), threads)
 	}
 	fmt.Fprintf(&b, "scenario %s: %d hosts, %s, scheduler %s, cc %s, %s%s, seed %d%s\n",
 		sc.Name, len(r.Sim.Net.HostPorts), sc.Topology.Kind, sc.NIC.Scheduler, sc.CC.Algorithm,

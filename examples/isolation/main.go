@@ -12,7 +12,11 @@
 //	go run ./examples/isolation plot examples/results/isolation.csv examples/isolation.png
 //
 // run takes -k (fat-tree radix, 12 by default), -hot (H10, H25, H10-4,
-// H25-4, comma-separated), -schemes (comma-separated) and -seed.
+// H25-4, comma-separated), -schemes (comma-separated), -seed, -threads
+// (the parallel engine, docs/parallel.md; 0: sequential) and
+// -credit-view (switch.isolation.credit_view for the schemes with
+// isolation only; the parallel engine needs delayed). -set applies to
+// every scheme.
 package main
 
 import (
@@ -20,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,7 +84,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: isolation run OUTPREFIX [-k 12] [-hot H10,...] [-schemes 1q,ar,arn-afi] [-seed 1] [-set k=v]...\n       isolation plot IN.csv OUT.png\n       isolation traces OUT.csv [-apps ptrans,inception-v3] [-schemes 1q,ar,afi,arn-afi] [-seed 1] [-set k=v]...")
+	fmt.Fprintln(os.Stderr, "usage: isolation run OUTPREFIX [-k 12] [-hot H10,...] [-schemes 1q,ar,arn-afi] [-seed 1] [-threads 0] [-credit-view live|delayed] [-set k=v]...\n       isolation plot IN.csv OUT.png\n       isolation traces OUT.csv [-apps ptrans,inception-v3] [-schemes 1q,ar,afi,arn-afi] [-seed 1] [-set k=v]...")
 	os.Exit(2)
 }
 
@@ -89,8 +94,8 @@ func (s *setFlags) String() string     { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 func runCmd(args []string) error {
-	if len(args) < 1 {
-		usage()
+	if len(args) < 1 || strings.HasPrefix(args[0], "-") {
+		usage() // the output prefix comes first
 	}
 	prefix := args[0]
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
@@ -98,6 +103,8 @@ func runCmd(args []string) error {
 	hot := fs.String("hot", "H10", "hot-spot patterns")
 	names := fs.String("schemes", "1q,ar,arn-afi", "schemes")
 	seed := fs.Int("seed", 1, "seed")
+	threads := fs.Int("threads", 0, "threads of the parallel engine (0: sequential)")
+	view := fs.String("credit-view", "", "switch.isolation.credit_view of the schemes with isolation (delayed on the parallel engine)")
 	var sets setFlags
 	fs.Var(&sets, "set", "extra --set for every run")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -131,8 +138,12 @@ func runCmd(args []string) error {
 			if name == "no-hotspot-ar" {
 				all = append(all, "workload.hotspot.start=100ms", "workload.hotspot.stop=200ms") // after the run: background alone
 			}
-			all = append(append(all, over...), sets...)
-			r, err := runOne(all)
+			all = append(all, over...)
+			if *view != "" && slices.Contains(over, "switch.isolation={}") {
+				all = append(all, "switch.isolation.credit_view="+*view)
+			}
+			all = append(all, sets...)
+			r, err := runOne(all, *threads)
 			if err != nil {
 				return fmt.Errorf("%s %s: %v", h, name, err)
 			}
@@ -171,12 +182,12 @@ type result struct {
 	counters    map[string]int64
 }
 
-func runOne(sets []string) (*result, error) {
+func runOne(sets []string, threads int) (*result, error) {
 	s, err := wiring.Catalog().Load("arn-afi", sets)
 	if err != nil {
 		return nil, err
 	}
-	sim, err := wiring.Build(s)
+	sim, err := wiring.BuildWith(s, wiring.BuildOptions{Threads: threads})
 	if err != nil {
 		return nil, err
 	}
