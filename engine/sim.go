@@ -33,7 +33,8 @@ type Sim struct {
 	windowEnd Time       // end (exclusive) of the window being run
 	out       [][]remote // events sent this window, by receiving thread
 	in        []remote   // scratch for deliveries
-	keys      []uint64   // scratch for their order
+	order     []int32    // scratch for their order
+	srcCount  []int32    // scratch: deliveries per sending unit
 	delivered uint64     // events delivered to this thread's units
 	stopReq   bool       // Stop was called in this window
 }

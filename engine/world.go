@@ -541,26 +541,47 @@ func (w *World) deliver(s *Sim) {
 		clear(from.out[s.thread])
 		from.out[s.thread] = from.out[s.thread][:0]
 	}
-	// Sorted by (sending unit, position): 8-byte keys, not the 56-byte
-	// events, and not at all when already in order (one sending unit).
-	keys := s.keys[:0]
+	// In order of (sending unit, position): a stable counting sort by
+	// sending unit of the events' indices (the positions of one unit are
+	// already in order), not a comparison sort of the 56-byte events, and
+	// none when already in order (one sending unit).
+	order := s.order[:0]
 	sorted := true
-	for i := range in {
-		keys = append(keys, uint64(in[i].src)<<32|uint64(i))
-		sorted = sorted && (i == 0 || in[i].src >= in[i-1].src)
+	for i := 1; i < len(in) && sorted; i++ {
+		sorted = in[i].src >= in[i-1].src
 	}
 	if !sorted {
-		slices.Sort(keys)
+		if len(s.srcCount) != len(w.unitOf)+1 {
+			s.srcCount = make([]int32, len(w.unitOf)+1)
+		}
+		count := s.srcCount
+		clear(count)
+		for i := range in {
+			count[in[i].src+1]++
+		}
+		for u := 1; u < len(count); u++ {
+			count[u] += count[u-1]
+		}
+		order = slices.Grow(order, len(in))[:len(in)]
+		for i := range in {
+			u := in[i].src
+			order[count[u]] = int32(i)
+			count[u]++
+		}
 	}
-	for _, k := range keys {
-		e := &in[uint32(k)]
+	for k := range in {
+		i := k
+		if !sorted {
+			i = int(order[k])
+		}
+		e := &in[i]
 		if e.c != nil {
 			e.c.Arrive(s)
 		} else {
 			s.q.Push(e.at, e.h, e.kind)
 		}
 	}
-	s.keys = keys[:0]
+	s.order = order[:0]
 	s.delivered += uint64(len(in))
 	clear(in)
 	s.in = in[:0]
