@@ -41,7 +41,11 @@
 // mean. dcsim's flow generator sets lambda from the CDF header's
 // continuous mean while it samples integer sizes, so its true load is
 // slightly lower (0.3% for homa_w1); pass its lambda to NewMG1Arrivals to
-// reproduce it exactly.
+// reproduce it exactly. A queue whose integrals cannot be computed in
+// float64 is refused: a load so close to 1 that a density times
+// 1/(1-rho)^2 overflows, or a continuous piece fewer than 2^20 float64
+// sizes wide, where the quadrature's nodes round to a handful of sizes
+// (found by FuzzNewPiecewise; a point mass there is accepted).
 //
 // # Distributions
 //

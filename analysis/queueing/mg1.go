@@ -102,6 +102,17 @@ func newMG1(d *Dist, rate, lambda float64) (*MG1, error) {
 	if b := d.maxDensity() * (load/(2*(1-load)*(1-load)) + 1/(1-load)); !(b <= math.MaxFloat64/1024) {
 		return nil, fmt.Errorf("queueing: load %g: a size density of %g per byte at this load overflows float64", load, d.maxDensity())
 	}
+	// The quadrature places its nodes inside each continuous piece; in a
+	// piece only a few float64 sizes wide they round to a handful of
+	// values, and an integrand as steep as 1/(1-rho(x))^2 near rho = 1 is
+	// then summed at the wrong points (SRPT's mean came out above PS's).
+	// Such a piece (its sizes differ in the last 20 bits of the
+	// mantissa: far below a byte for any size a CDF file holds) is refused.
+	for i := range d.pieces {
+		if p := &d.pieces[i]; p.continuous() && p.hi-p.lo < minPieceUlps*(math.Nextafter(p.hi, math.Inf(1))-p.hi) {
+			return nil, fmt.Errorf("queueing: the piece [%g, %g] B is too narrow to integrate over (fewer than 2^20 float64 sizes): make it a point mass", p.lo, p.hi)
+		}
+	}
 	// 1 - rho(t) carries an absolute rounding error of about eps, so the
 	// integrands are only known to a relative eps/(1-rho): near rho = 1
 	// the tolerance follows (64 eps/(1-rho) exceeds 1e-11 above 0.9986).
@@ -112,6 +123,10 @@ func newMG1(d *Dist, rate, lambda float64) (*MG1, error) {
 	}
 	return q, nil
 }
+
+// minPieceUlps is the fewest float64 values a continuous piece may span
+// for the queue's integrals (newMG1).
+const minPieceUlps = 1 << 20
 
 // Load returns rho = lambda E[X] / rate.
 func (q *MG1) Load() float64 { return q.load }
