@@ -5,11 +5,11 @@ package rnic
 import (
 	"fmt"
 	"math/bits"
-	"reflect"
 
 	"github.com/dcsim/dcsim/cc"
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/counters"
 	"github.com/dcsim/dcsim/internal/invariants"
 	"github.com/dcsim/dcsim/transport/rocev2"
 )
@@ -363,7 +363,7 @@ func (c *Cluster) Totals() Counters {
 	}
 	var t Counters
 	for _, l := range c.locals {
-		t.add(l.counters)
+		counters.Add(&t, l.counters)
 	}
 	return t
 }
@@ -387,15 +387,6 @@ func (c *Cluster) QPTablePages() (held, spanned int) {
 		}
 	}
 	return held, spanned
-}
-
-// add adds o to k.
-func (k *Counters) add(o *Counters) {
-	a, b := reflect.ValueOf(k).Elem(), reflect.ValueOf(o).Elem()
-	for i := range a.NumField() {
-		f := a.Field(i)
-		f.SetInt(f.Int() + b.Field(i).Int())
-	}
 }
 
 // NewMessage returns a message with a fresh id, ready to Post: ids count

@@ -59,6 +59,10 @@ type Isolation struct {
 // CreditViews are switch.isolation.credit_view's values.
 var CreditViews = []string{"live", "delayed"}
 
+// DelayedCreditView reports whether detectors see the downstream's buffer
+// one link delay late (credit_view: delayed); false without isolation.
+func (c *Isolation) DelayedCreditView() bool { return c != nil && c.CreditView == "delayed" }
+
 func defaultIsolation() *Isolation {
 	return &Isolation{VCBuffer: Size(64 * engine.KB), HCDTh: 0.5, LCDTh: 0.25, FCTh: 0.5, CRT: Duration(engine.Microsecond),
 		ARN: true, AFCClass: 7, ARNEntryLifetime: Duration(100 * engine.Microsecond), ARNClearOnNormal: true,

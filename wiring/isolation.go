@@ -44,7 +44,7 @@ func installIsolation(s *scenario.Scenario, net *fabric.Network, r *isolation.Ro
 			CRT: engine.Time(c.CRT)},
 		VCBuffer: int64(c.VCBuffer), ARN: c.ARN, AFC: uint8(c.AFCClass),
 		EntryLifetime: engine.Time(c.ARNEntryLifetime), ClearOnNormal: c.ARNClearOnNormal,
-		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots, AFI: c.AFI, DelayedView: c.CreditView == "delayed",
+		AdaptGap: engine.Time(c.AdaptGap), FlowSlots: c.FlowSlots, AFI: c.AFI, DelayedView: c.DelayedCreditView(),
 	})
 	if err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ func ParallelRefusal(s *scenario.Scenario) string {
 	switch {
 	case s.Compat != scenario.CompatNone:
 		return fmt.Sprintf("compat: %s replays the reference's single event order; it runs on the sequential engine only (leave --threads and parallel unset)", s.Compat)
-	case s.Switch.Isolation != nil && s.Switch.Isolation.CreditView != "delayed":
+	case s.Switch.Isolation != nil && !s.Switch.Isolation.DelayedCreditView():
 		return "switch.isolation.credit_view: live reads the downstream switch's buffer at the instant, which the parallel engine cannot do across its parts: set it to delayed (--set switch.isolation.credit_view=delayed, the same model on both engines), or run without --threads and a parallel section"
 	}
 	return ""

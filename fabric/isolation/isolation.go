@@ -6,6 +6,7 @@ import (
 
 	"github.com/dcsim/dcsim/engine"
 	"github.com/dcsim/dcsim/fabric"
+	"github.com/dcsim/dcsim/internal/counters"
 )
 
 // ARNBytes is an ARN frame's size on the wire: a minimum Ethernet frame
@@ -187,8 +188,8 @@ func Install(net *fabric.Network, cfg Config) (*Isolation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	// On a World the detectors read the downstream's buffer across units
-	// through copies kept at windows' ends.
+	// On a World a detector cannot read a downstream switch in another
+	// unit at the instant; the delayed view works on both engines.
 	if cfg.DelayedView {
 		net.DelayIngressView()
 	} else if net.World() != nil {
@@ -224,28 +225,9 @@ func (iso *Isolation) Config() Config { return iso.cfg }
 func (iso *Isolation) Counts() Counters {
 	var k Counters
 	for i := range iso.tabs {
-		k.add(&iso.tabs[i].k)
+		counters.Add(&k, &iso.tabs[i].k)
 	}
 	return k
-}
-
-func (k *Counters) add(o *Counters) {
-	k.Roots += o.Roots
-	k.Branches += o.Branches
-	k.Normals += o.Normals
-	k.Generated += o.Generated
-	k.Clears += o.Clears
-	k.Refreshes += o.Refreshes
-	k.Sent += o.Sent
-	k.Received += o.Received
-	k.Consumed += o.Consumed
-	k.Forwarded += o.Forwarded
-	k.Duplicates += o.Duplicates
-	k.Dropped += o.Dropped
-	k.Expired += o.Expired
-	k.Removed += o.Removed
-	k.Adapted += o.Adapted
-	k.Diverted += o.Diverted
 }
 
 // State is the detector state of sw's port and class.
